@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86-32 kmemcheck support: hiding and showing direct-map pages.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#ifndef _ASM_X86_KMEMCHECK_H
+#define _ASM_X86_KMEMCHECK_H
+
+#ifndef MODULE
+
+#include <linux/types.h>
+
+#include <asm/pgtable.h>
+#include <asm/tlbflush.h>
+
+struct pt_regs;
+
+/*
+ * A tracked page is mapped not-present with this software bit set, so the
+ * fault handler tells our pages from every other not-present kernel page
+ * with a single PTE read.  Bit 11 is only _PAGE_SOFT_DIRTY, which needs
+ * HAVE_ARCH_SOFT_DIRTY (x86-64 only): it is free on i386, PAE or not.
+ */
+#define _PAGE_BIT_KMEMCHECK	_PAGE_BIT_SOFTW3
+#define _PAGE_KMEMCHECK		(_AT(pteval_t, 1) << _PAGE_BIT_KMEMCHECK)
+
+static inline pte_t *kmemcheck_arch_pte(unsigned long addr)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	return pte && level == PG_LEVEL_4K ? pte : NULL;
+}
+
+/*
+ * Flip the present bit as kfence_protect_page() does: through
+ * flip_protnone_guard(), so a PAE PTE keeps its L1TF-safe inverted PFN and
+ * pte_pfn() still reads right while the page is hidden.
+ */
+static inline void kmemcheck_arch_set_pte(pte_t *pte, pteval_t old,
+					  pteval_t new)
+{
+	set_pte_atomic(pte, __pte(flip_protnone_guard(old, new, PTE_PFN_MASK)));
+}
+
+/**
+ * kmemcheck_arch_hide_page() - make a direct-map page fault on every access
+ * @addr:	any address in the page
+ *
+ * Flushes the local TLB only: it runs with interrupts off, and kmemcheck
+ * runs the machine on one CPU.
+ *
+ * Return: false if the page is not mapped by a present 4K PTE.
+ */
+static inline bool kmemcheck_arch_hide_page(unsigned long addr)
+{
+	pte_t *pte = kmemcheck_arch_pte(addr);
+	pteval_t val;
+
+	if (!pte)
+		return false;
+	val = pte_val(*pte);
+	if (!(val & _PAGE_PRESENT))
+		return val & _PAGE_KMEMCHECK;
+	kmemcheck_arch_set_pte(pte, val,
+			       (val & ~_PAGE_PRESENT) | _PAGE_KMEMCHECK);
+	flush_tlb_one_kernel(addr & PAGE_MASK);
+	return true;
+}
+
+/**
+ * kmemcheck_arch_show_page() - map a hidden page again
+ * @addr:	any address in the page
+ *
+ * A not-present page is never cached in the TLB: no flush is needed.
+ *
+ * Return: false if the page was not hidden by kmemcheck.
+ */
+static inline bool kmemcheck_arch_show_page(unsigned long addr)
+{
+	pte_t *pte = kmemcheck_arch_pte(addr);
+	pteval_t val;
+
+	if (!pte)
+		return false;
+	val = pte_val(*pte);
+	if ((val & _PAGE_PRESENT) || !(val & _PAGE_KMEMCHECK))
+		return false;
+	kmemcheck_arch_set_pte(pte, val,
+			       (val | _PAGE_PRESENT) & ~_PAGE_KMEMCHECK);
+	return true;
+}
+
+/**
+ * kmemcheck_arch_page_hidden() - is the page hidden by kmemcheck?
+ * @addr:	any address in the page
+ */
+static inline bool kmemcheck_arch_page_hidden(unsigned long addr)
+{
+	pte_t *pte = kmemcheck_arch_pte(addr);
+
+	return pte && (pte_val(*pte) & (_PAGE_PRESENT | _PAGE_KMEMCHECK)) ==
+		      _PAGE_KMEMCHECK;
+}
+
+#endif /* !MODULE */
+
+#ifdef CONFIG_KMEMCHECK
+bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
+			  unsigned long address);
+bool kmemcheck_debug_trap(struct pt_regs *regs);
+#else
+static inline bool kmemcheck_page_fault(struct pt_regs *regs,
+					unsigned long error_code,
+					unsigned long address)
+{
+	return false;
+}
+
+static inline bool kmemcheck_debug_trap(struct pt_regs *regs)
+{
+	return false;
+}
+#endif /* CONFIG_KMEMCHECK */
+
+#endif /* _ASM_X86_KMEMCHECK_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemcheck: which memory does a faulting x86-32 instruction touch?
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#ifndef _ARCH_X86_MM_KMEMCHECK_DECODE_H
+#define _ARCH_X86_MM_KMEMCHECK_DECODE_H
+
+#include <linux/types.h>
+
+struct insn;
+struct pt_regs;
+
+/* How an instruction uses one memory operand. */
+enum kmemcheck_access_kind {
+	KMEMCHECK_ACCESS_READ = 1,	/* loaded, never stored */
+	KMEMCHECK_ACCESS_WRITE = 2,	/* stored, never loaded */
+	KMEMCHECK_ACCESS_RMW = 3,	/* loaded, then stored */
+};
+
+/* One memory operand of one execution (one REP iteration) of an insn. */
+struct kmemcheck_access {
+	unsigned long addr;		/* linear address of the first byte */
+	unsigned int size;		/* bytes touched, 1..16 */
+	enum kmemcheck_access_kind kind;
+};
+
+/* Flags describing the instruction as a whole. */
+#define KMEMCHECK_INSN_STRING	0x1	/* MOVS/CMPS/STOS/LODS/SCAS */
+#define KMEMCHECK_INSN_REP	0x2	/* with a REP/REPE/REPNE prefix */
+#define KMEMCHECK_INSN_COPY	0x4	/* MOVS: access[0] is copied to access[1] */
+#define KMEMCHECK_INSN_BACKWARD	0x8	/* string insn with EFLAGS.DF set */
+
+#define KMEMCHECK_MAX_ACCESSES	2
+
+/**
+ * struct kmemcheck_insn - the memory accesses of one decoded instruction
+ * @len:	length of the instruction in bytes
+ * @flags:	KMEMCHECK_INSN_* flags
+ * @nr:		number of valid entries in @access (0 for LEA, NOP, ...)
+ * @access:	the accesses; for MOVS and CMPS, [0] is the source (%esi)
+ *		and [1] the destination (%edi)
+ *
+ * For a string instruction the accesses describe the iteration about to
+ * execute (one element at %esi/%edi); with REP and %ecx == 0 nothing is
+ * accessed and @nr is 0.
+ */
+struct kmemcheck_insn {
+	unsigned int len;
+	unsigned int flags;
+	unsigned int nr;
+	struct kmemcheck_access access[KMEMCHECK_MAX_ACCESSES];
+};
+
+/**
+ * kmemcheck_decode_insn() - describe the memory accesses of a decoded insn
+ * @insn:	instruction decoded by insn_decode() in 32-bit mode
+ * @regs:	register state the instruction executes with
+ * @out:	filled in on success
+ *
+ * Pure function of its arguments: it reads neither memory nor CPU state,
+ * so it is also built and tested in user space.
+ *
+ * Return: 0 on success; -EOPNOTSUPP if the instruction is not one
+ * kmemcheck knows (it is never guessed); -EINVAL if the address of an
+ * operand cannot be computed.
+ */
+int kmemcheck_decode_insn(struct insn *insn, struct pt_regs *regs,
+			  struct kmemcheck_insn *out);
+
+/**
+ * kmemcheck_decode() - decode the kernel instruction at regs->ip
+ * @regs:	kernel-mode registers at a fault
+ * @out:	filled in on success
+ *
+ * Return: as kmemcheck_decode_insn(), or -EFAULT if the instruction bytes
+ * cannot be read.
+ */
+int kmemcheck_decode(struct pt_regs *regs, struct kmemcheck_insn *out);
+
+#endif /* _ARCH_X86_MM_KMEMCHECK_DECODE_H */

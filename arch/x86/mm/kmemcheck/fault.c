@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck on x86-32: where a fault on a hidden page becomes a check.
+ *
+ * kmemcheck_page_fault() decodes the faulting instruction, hands every
+ * access to the generic checks (mm/kmemcheck/core.c), shows the pages the
+ * instruction touches and single-steps it with TF set and IF clear.
+ * kmemcheck_debug_trap() hides the pages again when the step completes.
+ *
+ * Steps nest: an NMI may touch tracked memory while a step is pending, and
+ * the fault handler itself may touch tracked memory.  Each CPU keeps a
+ * small stack of pending steps; a trap always completes the innermost one.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <linux/kmemcheck.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/printk.h>
+
+#include <asm/kmemcheck.h>
+#include <asm/processor-flags.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
+#include <asm/trap_pf.h>
+
+#include "decode.h"
+
+/* Nesting depth: a fault, an NMI in its step, a fault in that NMI... */
+#define KMEMCHECK_MAX_DEPTH	4
+/* Pages one step may show: two operands, each maybe straddling, and CR2. */
+#define KMEMCHECK_MAX_PAGES	(2 * KMEMCHECK_MAX_ACCESSES + 1)
+
+/* One single-step in progress. */
+struct kmemcheck_step {
+	unsigned long ip;		/* of the stepped instruction */
+	unsigned long sp;		/* tells a re-fault from an NMI */
+	unsigned long flags;		/* TF and IF as they were */
+	unsigned int nr_pages;
+	unsigned long pages[KMEMCHECK_MAX_PAGES];
+};
+
+struct kmemcheck_cpu {
+	unsigned int depth;
+	struct kmemcheck_step steps[KMEMCHECK_MAX_DEPTH];
+};
+
+static DEFINE_PER_CPU(struct kmemcheck_cpu, kmemcheck_cpu);
+
+/* Show the page holding @addr if kmemcheck hid it; remember to hide it. */
+static void kmemcheck_show(struct kmemcheck_step *step, unsigned long addr)
+{
+	unsigned long page = addr & PAGE_MASK;
+	unsigned int i;
+
+	for (i = 0; i < step->nr_pages; i++) {
+		if (step->pages[i] == page)
+			return;
+	}
+	if (step->nr_pages < KMEMCHECK_MAX_PAGES &&
+	    kmemcheck_arch_show_page(page))
+		step->pages[step->nr_pages++] = page;
+}
+
+static void kmemcheck_show_range(struct kmemcheck_step *step,
+				 unsigned long addr, unsigned int size)
+{
+	kmemcheck_show(step, addr);
+	kmemcheck_show(step, addr + size - 1);
+}
+
+/*
+ * Hide the pages of the innermost step, except those an outer step still
+ * needs shown, restore the flags it changed, and pop it.
+ */
+static void kmemcheck_finish_step(struct kmemcheck_cpu *kc,
+				  struct pt_regs *regs)
+{
+	struct kmemcheck_step *step = &kc->steps[kc->depth - 1];
+	unsigned int i, j, k;
+
+	for (i = 0; i < step->nr_pages; i++) {
+		bool needed = false;
+
+		for (j = 0; j < kc->depth - 1 && !needed; j++) {
+			for (k = 0; k < kc->steps[j].nr_pages; k++)
+				needed |= kc->steps[j].pages[k] == step->pages[i];
+		}
+		if (!needed)
+			kmemcheck_arch_hide_page(step->pages[i]);
+	}
+	regs->flags &= ~(X86_EFLAGS_TF | X86_EFLAGS_IF);
+	regs->flags |= step->flags;
+	kc->depth--;
+}
+
+/* Is this a kernel-mode fault on a page kmemcheck hid? */
+static bool kmemcheck_our_fault(struct pt_regs *regs, unsigned long error_code,
+				unsigned long address)
+{
+	if (error_code & (X86_PF_USER | X86_PF_RSVD | X86_PF_PROT))
+		return false;
+	/* PnP BIOS and APM run with their own code segments. */
+	if (user_mode(regs) || v8086_mode(regs) || regs->cs != __KERNEL_CS)
+		return false;
+	return kmemcheck_arch_page_hidden(address);
+}
+
+/* Check every access of the instruction and show the pages it touches. */
+static void kmemcheck_handle_insn(struct pt_regs *regs,
+				  struct kmemcheck_step *step)
+{
+	struct kmemcheck_insn insn;
+	unsigned int i;
+
+	if (kmemcheck_decode(regs, &insn)) {
+		kmemcheck_unknown_insn(regs);
+		return;
+	}
+	if (insn.flags & KMEMCHECK_INSN_COPY) {
+		kmemcheck_copy(regs, insn.access[0].addr, insn.access[1].addr,
+			       insn.access[0].size);
+	} else {
+		for (i = 0; i < insn.nr; i++) {
+			struct kmemcheck_access *a = &insn.access[i];
+
+			kmemcheck_access(regs, a->addr, a->size,
+					 a->kind & KMEMCHECK_ACCESS_READ,
+					 a->kind & KMEMCHECK_ACCESS_WRITE);
+		}
+	}
+	for (i = 0; i < insn.nr; i++)
+		kmemcheck_show_range(step, insn.access[i].addr,
+				     insn.access[i].size);
+}
+
+/**
+ * kmemcheck_page_fault() - handle a page fault on a hidden page
+ * @regs:	registers at the fault
+ * @error_code:	hardware error code
+ * @address:	faulting address (CR2)
+ *
+ * Called first thing in handle_page_fault(), for every fault.  A fault
+ * taken by the instruction being stepped (a user page not present under a
+ * copy_to_user(), a page the decoder did not predict) first cancels the
+ * step, hiding its pages again: the instruction restarts and faults anew.
+ *
+ * Return: true if the fault was kmemcheck's and is handled.
+ */
+bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
+			  unsigned long address)
+{
+	struct kmemcheck_cpu *kc = this_cpu_ptr(&kmemcheck_cpu);
+	struct kmemcheck_step *step;
+
+	if (kc->depth) {
+		step = &kc->steps[kc->depth - 1];
+		if (step->ip == regs->ip && step->sp == regs->sp) {
+			kmemcheck_finish_step(kc, regs);
+			kmemcheck_count(KMEMCHECK_COUNTER_CANCELLED);
+		}
+	}
+	if (!kmemcheck_our_fault(regs, error_code, address))
+		return false;
+	if (kc->depth == KMEMCHECK_MAX_DEPTH) {
+		/* Lose tracking of this page rather than the machine. */
+		kmemcheck_arch_show_page(address);
+		pr_warn_once("kmemcheck: steps nested too deep at %pS; page %px no longer checked\n",
+			     (void *)regs->ip, (void *)address);
+		return true;
+	}
+	step = &kc->steps[kc->depth++];
+	step->ip = regs->ip;
+	step->sp = regs->sp;
+	step->nr_pages = 0;
+	step->flags = regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_IF);
+	kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
+
+	kmemcheck_handle_insn(regs, step);
+	/* Whatever the decoder said, the faulting page must be shown. */
+	kmemcheck_show(step, address);
+
+	regs->flags |= X86_EFLAGS_TF;
+	regs->flags &= ~X86_EFLAGS_IF;
+	return true;
+}
+NOKPROBE_SYMBOL(kmemcheck_page_fault);
+
+/**
+ * kmemcheck_debug_trap() - complete a single-step started by a fault
+ * @regs:	registers at the debug trap
+ *
+ * Called from the #DB handler when DR6 reports a single-step.
+ *
+ * Return: true if the step was kmemcheck's alone and DR_STEP is consumed;
+ * false if there was none pending, or TF had been set by someone else
+ * (a debugger or kprobes) who must see the trap too.
+ */
+bool kmemcheck_debug_trap(struct pt_regs *regs)
+{
+	struct kmemcheck_cpu *kc = this_cpu_ptr(&kmemcheck_cpu);
+	bool theirs;
+
+	if (!kc->depth)
+		return false;
+	theirs = kc->steps[kc->depth - 1].flags & X86_EFLAGS_TF;
+	kmemcheck_finish_step(kc, regs);
+	kmemcheck_count(KMEMCHECK_COUNTER_STEPS);
+	return !theirs;
+}
+NOKPROBE_SYMBOL(kmemcheck_debug_trap);

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemcheck: detector of reads of uninitialized heap memory.
+ *
+ * Tracked heap pages are mapped not-present; every kernel access to them
+ * page-faults, and the fault handler checks or updates a shadow that holds
+ * the state of every byte.  See Documentation/dev-tools/kmemcheck.rst.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#ifndef _LINUX_KMEMCHECK_H
+#define _LINUX_KMEMCHECK_H
+
+#include <linux/atomic.h>
+#include <linux/gfp_types.h>
+#include <linux/jump_label.h>
+#include <linux/types.h>
+
+struct kmem_cache;
+struct page;
+struct pt_regs;
+
+#ifdef CONFIG_KMEMCHECK
+
+DECLARE_STATIC_KEY_FALSE(kmemcheck_enabled_key);
+
+/**
+ * kmemcheck_enabled() - is kmemcheck tracking memory?
+ *
+ * True when the kernel was booted with kmemcheck on; it stays true when
+ * reporting is turned off at run time, because tracking must go on for the
+ * shadow to stay right.
+ *
+ * Return: whether the kmemcheck hooks are active.
+ */
+static __always_inline bool kmemcheck_enabled(void)
+{
+	return static_branch_unlikely(&kmemcheck_enabled_key);
+}
+
+bool __init kmemcheck_direct_map_4k(void);
+void __init kmemcheck_init(void);
+
+void __kmemcheck_alloc_pages(struct page *page, unsigned int order, gfp_t gfp);
+void __kmemcheck_free_pages(struct page *page, unsigned int order);
+void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
+				  unsigned int order, gfp_t gfp);
+void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init);
+void __kmemcheck_slab_free(struct kmem_cache *s, void *object);
+
+/**
+ * kmemcheck_alloc_pages() - start tracking pages from the page allocator
+ * @page:	first page of the allocation
+ * @order:	order of the allocation
+ * @gfp:	GFP flags of the allocation
+ *
+ * Pages are not tracked with __GFP_NOTRACK or __GFP_HIGHMEM (highmem-capable
+ * pages are mapped to user space and written there without a fault).  They
+ * start uninitialized, or initialized with __GFP_ZERO or init_on_alloc.
+ * If no shadow can be allocated the pages simply stay untracked.
+ */
+static __always_inline void kmemcheck_alloc_pages(struct page *page,
+						  unsigned int order, gfp_t gfp)
+{
+	if (kmemcheck_enabled() && page)
+		__kmemcheck_alloc_pages(page, order, gfp);
+}
+
+/**
+ * kmemcheck_free_pages() - stop tracking pages given back to the allocator
+ * @page:	first page
+ * @order:	order of the block being freed
+ *
+ * Shows the pages again and frees their shadow.  Untracked pages are
+ * ignored.
+ */
+static __always_inline void kmemcheck_free_pages(struct page *page,
+						 unsigned int order)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_free_pages(page, order);
+}
+
+/**
+ * kmemcheck_slab_alloc_pages() - start tracking a new slab
+ * @s:		the cache the slab belongs to
+ * @page:	first page of the slab
+ * @order:	order of the slab
+ * @gfp:	GFP flags the slab was allocated with
+ *
+ * The slab pages must have been allocated with __GFP_NOTRACK.  Unless the
+ * cache is SLAB_NOTRACK or has debugging enabled, all its bytes become
+ * unallocated before SLUB writes its freelist.
+ */
+static __always_inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
+						       struct page *page,
+						       unsigned int order,
+						       gfp_t gfp)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_slab_alloc_pages(s, page, order, gfp);
+}
+
+/**
+ * kmemcheck_slab_alloc() - mark a newly allocated slab object
+ * @s:		the object's cache
+ * @object:	the object
+ * @init:	whether the allocator zeroed it (__GFP_ZERO, init_on_alloc)
+ *
+ * The object becomes uninitialized, or initialized when @init.  Objects of
+ * caches with a constructor keep their state: the constructor wrote them.
+ */
+static __always_inline void kmemcheck_slab_alloc(struct kmem_cache *s,
+						 void *object, bool init)
+{
+	if (kmemcheck_enabled() && object)
+		__kmemcheck_slab_alloc(s, object, init);
+}
+
+/**
+ * kmemcheck_slab_free() - mark a freed slab object
+ * @s:		the object's cache
+ * @object:	the object
+ *
+ * The object becomes freed, except in caches with a constructor or
+ * SLAB_TYPESAFE_BY_RCU, whose free objects may legitimately be read.
+ */
+static __always_inline void kmemcheck_slab_free(struct kmem_cache *s,
+						void *object)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_slab_free(s, object);
+}
+
+void kmemcheck_mark_unallocated(const void *address, size_t size);
+void kmemcheck_mark_uninitialized(const void *address, size_t size);
+void kmemcheck_mark_initialized(const void *address, size_t size);
+void kmemcheck_mark_freed(const void *address, size_t size);
+
+void kmemcheck_mark_unallocated_pages(struct page *page, unsigned int n);
+void kmemcheck_mark_uninitialized_pages(struct page *page, unsigned int n);
+void kmemcheck_mark_initialized_pages(struct page *page, unsigned int n);
+
+bool kmemcheck_is_obj_initialized(const void *address, size_t size);
+
+void kmemcheck_disable_current(void);
+void kmemcheck_enable_current(void);
+
+/* Counters shown in debugfs kmemcheck/stats. */
+enum kmemcheck_counter {
+	KMEMCHECK_COUNTER_TRACKED_PAGES,	/* pages with a shadow now */
+	KMEMCHECK_COUNTER_SHADOW_FAILED,	/* shadow allocations failed */
+	KMEMCHECK_COUNTER_FAULTS,		/* page faults handled */
+	KMEMCHECK_COUNTER_STEPS,		/* single-steps completed */
+	KMEMCHECK_COUNTER_CANCELLED,		/* steps cut by a nested fault */
+	KMEMCHECK_COUNTER_UNKNOWN_INSN,		/* faults on undecodable insns */
+	KMEMCHECK_COUNTER_REPORTS,		/* reports printed */
+	KMEMCHECK_COUNTER_SUPPRESSED,		/* repeats not printed */
+	KMEMCHECK_COUNTER_LOST,			/* reports dropped: queue full */
+	KMEMCHECK_COUNTER_COUNT,
+};
+
+extern atomic_long_t kmemcheck_counters[KMEMCHECK_COUNTER_COUNT];
+
+static inline void kmemcheck_count(enum kmemcheck_counter c)
+{
+	atomic_long_inc(&kmemcheck_counters[c]);
+}
+
+/* For the architecture's fault handler. */
+void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
+		      bool read, bool write);
+void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
+		    size_t size);
+void kmemcheck_unknown_insn(struct pt_regs *regs);
+
+#else /* CONFIG_KMEMCHECK */
+
+static inline bool kmemcheck_enabled(void) { return false; }
+static inline bool kmemcheck_direct_map_4k(void) { return false; }
+static inline void kmemcheck_init(void) { }
+static inline void kmemcheck_alloc_pages(struct page *page, unsigned int order,
+					 gfp_t gfp) { }
+static inline void kmemcheck_free_pages(struct page *page,
+					unsigned int order) { }
+static inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
+					      struct page *page,
+					      unsigned int order, gfp_t gfp) { }
+static inline void kmemcheck_slab_alloc(struct kmem_cache *s, void *object,
+					bool init) { }
+static inline void kmemcheck_slab_free(struct kmem_cache *s, void *object) { }
+static inline void kmemcheck_mark_unallocated(const void *address,
+					      size_t size) { }
+static inline void kmemcheck_mark_uninitialized(const void *address,
+						size_t size) { }
+static inline void kmemcheck_mark_initialized(const void *address,
+					      size_t size) { }
+static inline void kmemcheck_mark_freed(const void *address, size_t size) { }
+static inline void kmemcheck_mark_unallocated_pages(struct page *page,
+						    unsigned int n) { }
+static inline void kmemcheck_mark_uninitialized_pages(struct page *page,
+						      unsigned int n) { }
+static inline void kmemcheck_mark_initialized_pages(struct page *page,
+						    unsigned int n) { }
+static inline bool kmemcheck_is_obj_initialized(const void *address,
+						size_t size)
+{
+	return true;
+}
+static inline void kmemcheck_disable_current(void) { }
+static inline void kmemcheck_enable_current(void) { }
+
+#endif /* CONFIG_KMEMCHECK */
+
+/*
+ * Bitfields: a store to one bitfield is a read-modify-write of the bytes
+ * that hold it, which reads the neighbouring, still uninitialized fields.
+ * Bracket the bitfields of a structure with kmemcheck_bitfield_begin() and
+ * kmemcheck_bitfield_end() and call kmemcheck_annotate_bitfield() right
+ * after allocating an object of that type.
+ */
+#ifdef CONFIG_KMEMCHECK
+#define kmemcheck_bitfield_begin(name)	int name##_begin[0]
+#define kmemcheck_bitfield_end(name)	int name##_end[0]
+
+/**
+ * kmemcheck_annotate_bitfield() - mark the bitfields of an object initialized
+ * @ptr:	pointer to the object
+ * @name:	name given to kmemcheck_bitfield_begin()/_end()
+ */
+#define kmemcheck_annotate_bitfield(ptr, name)				\
+	do {								\
+		typeof(ptr) _p = (ptr);					\
+									\
+		if (_p)							\
+			kmemcheck_mark_initialized(&_p->name##_begin,	\
+				offsetof(typeof(*_p), name##_end) -	\
+				offsetof(typeof(*_p), name##_begin));	\
+	} while (0)
+#else
+#define kmemcheck_bitfield_begin(name)
+#define kmemcheck_bitfield_end(name)
+#define kmemcheck_annotate_bitfield(ptr, name)	do { } while (0)
+#endif /* CONFIG_KMEMCHECK */
+
+/**
+ * kmemcheck_annotate_variable() - mark a variable initialized
+ * @var:	the variable (an lvalue)
+ */
+#define kmemcheck_annotate_variable(var)				\
+	kmemcheck_mark_initialized(&(var), sizeof(var))
+
+#endif /* _LINUX_KMEMCHECK_H */

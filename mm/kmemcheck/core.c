@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck core: controls, allocator hooks, and the checks made for every
+ * access the fault handler decodes.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#define pr_fmt(fmt) "kmemcheck: " fmt
+
+#include <linux/cpumask.h>
+#include <linux/export.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/kmemcheck.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/sysctl.h>
+
+#include <asm/kmemcheck.h>
+
+#include "../slab.h"
+#include "kmemcheck.h"
+
+/* === Data ================================================================ */
+
+DEFINE_STATIC_KEY_FALSE(kmemcheck_enabled_key);
+EXPORT_SYMBOL(kmemcheck_enabled_key);
+
+/* The mode chosen at boot; tracking runs only if it is not off. */
+static int kmemcheck_boot_mode __initdata = CONFIG_KMEMCHECK_DEFAULT_MODE;
+static bool kmemcheck_booted_on __ro_after_init;
+
+/* Reporting mode, changed at run time by the sysctl and by one-shot. */
+int kmemcheck_mode __read_mostly;
+
+atomic_long_t kmemcheck_counters[KMEMCHECK_COUNTER_COUNT];
+
+/* === Controls ============================================================ */
+
+static int __init kmemcheck_parse_boot(char *arg)
+{
+	int mode;
+
+	if (!arg || kstrtoint(arg, 0, &mode) || mode < KMEMCHECK_MODE_OFF ||
+	    mode > KMEMCHECK_MODE_ONESHOT) {
+		pr_warn("unknown boot value 'kmemcheck=%s', keeping the default %d\n",
+			arg ? arg : "", kmemcheck_boot_mode);
+		return 0;
+	}
+	kmemcheck_boot_mode = mode;
+	return 0;
+}
+early_param("kmemcheck", kmemcheck_parse_boot);
+
+/**
+ * kmemcheck_direct_map_4k() - must the direct map use 4K pages?
+ *
+ * Called by the architecture before it maps memory, after early parameters
+ * are parsed.  Only a 4K PTE can be hidden for one page.
+ *
+ * Return: true if kmemcheck will track memory.
+ */
+bool __init kmemcheck_direct_map_4k(void)
+{
+	return kmemcheck_boot_mode != KMEMCHECK_MODE_OFF;
+}
+
+/**
+ * kmemcheck_init() - turn tracking on, before the slab allocator starts
+ *
+ * Pages allocated earlier, from memblock or the early page allocator, stay
+ * untracked.
+ */
+void __init kmemcheck_init(void)
+{
+	if (kmemcheck_boot_mode == KMEMCHECK_MODE_OFF) {
+		pr_info("disabled\n");
+		return;
+	}
+	/*
+	 * Hiding and showing pages flushes the local TLB only: an IPI is
+	 * impossible with interrupts off in the fault and trap handlers.
+	 */
+	if (IS_ENABLED(CONFIG_SMP)) {
+		pr_info("limiting the machine to one CPU; boot with kmemcheck=0 to use them all\n");
+		setup_max_cpus = 1;
+	}
+	kmemcheck_mode = kmemcheck_boot_mode;
+	kmemcheck_booted_on = true;
+	static_branch_enable(&kmemcheck_enabled_key);
+	pr_info("enabled in %s mode\n",
+		kmemcheck_mode == KMEMCHECK_MODE_ONESHOT ? "one-shot" : "report-all");
+}
+
+static int kmemcheck_sysctl_mode(const struct ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct ctl_table t = *table;
+	int mode = READ_ONCE(kmemcheck_mode);
+	int ret;
+
+	t.data = &mode;
+	ret = proc_dointvec_minmax(&t, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	/* Nothing is tracked: turning checks on would check nothing. */
+	if (!kmemcheck_booted_on && mode != KMEMCHECK_MODE_OFF) {
+		pr_warn_ratelimited("booted with kmemcheck=0: boot with kmemcheck=1 to enable it\n");
+		return -EPERM;
+	}
+	WRITE_ONCE(kmemcheck_mode, mode);
+	return 0;
+}
+
+static const struct ctl_table kmemcheck_sysctl_table[] = {
+	{
+		.procname	= "kmemcheck",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= kmemcheck_sysctl_mode,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_TWO,
+	},
+};
+
+static int __init kmemcheck_sysctl_init(void)
+{
+	register_sysctl_init("kernel", kmemcheck_sysctl_table);
+	return 0;
+}
+late_initcall(kmemcheck_sysctl_init);
+
+/* === Allocator hooks ===================================================== */
+
+void __kmemcheck_alloc_pages(struct page *page, unsigned int order, gfp_t gfp)
+{
+	unsigned int nr = 1U << order;
+
+	/*
+	 * Highmem-capable pages (user, page cache) are mapped to user space
+	 * and written there without a fault: their shadow would lie.
+	 */
+	if (gfp & (__GFP_NOTRACK | __GFP_HIGHMEM) || PageHighMem(page))
+		return;
+	kmemcheck_shadow_alloc(page, nr, gfp);
+	kmemcheck_shadow_set_pages(page, nr, want_init_on_alloc(gfp) ?
+				   KMEMCHECK_SHADOW_INITIALIZED :
+				   KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+
+void __kmemcheck_free_pages(struct page *page, unsigned int order)
+{
+	kmemcheck_shadow_free(page, 1U << order);
+}
+
+/* Caches kmemcheck leaves alone: opted out, or slub_debug's metadata. */
+static bool kmemcheck_cache_untracked(struct kmem_cache *s)
+{
+	return s->flags & (SLAB_NOTRACK | SLAB_DEBUG_FLAGS);
+}
+
+void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
+				  unsigned int order, gfp_t gfp)
+{
+	if (kmemcheck_cache_untracked(s) || PageHighMem(page))
+		return;
+	/*
+	 * Everything starts unallocated; SLUB's freelist stores and the
+	 * constructor then initialize what they write, through faults.
+	 */
+	kmemcheck_shadow_alloc(page, 1U << order, gfp);
+}
+
+void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init)
+{
+	if (s->ctor || !kmemcheck_shadow_of((unsigned long)object))
+		return;
+	kmemcheck_shadow_set((unsigned long)object, s->object_size,
+			     init ? KMEMCHECK_SHADOW_INITIALIZED :
+				    KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+
+void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
+{
+	/* Free objects of these caches may legitimately be read. */
+	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU))
+		return;
+	kmemcheck_shadow_set((unsigned long)object, s->object_size,
+			     KMEMCHECK_SHADOW_FREED);
+}
+
+/* === Annotations ========================================================= */
+
+/**
+ * kmemcheck_mark_unallocated() - mark memory as not part of any object
+ * @address:	first byte
+ * @size:	number of bytes
+ *
+ * Untracked bytes in the range are ignored, as in every kmemcheck_mark_*().
+ */
+void kmemcheck_mark_unallocated(const void *address, size_t size)
+{
+	kmemcheck_shadow_set((unsigned long)address, size,
+			     KMEMCHECK_SHADOW_UNALLOCATED);
+}
+EXPORT_SYMBOL_GPL(kmemcheck_mark_unallocated);
+
+/**
+ * kmemcheck_mark_uninitialized() - mark memory as never written
+ * @address:	first byte
+ * @size:	number of bytes
+ */
+void kmemcheck_mark_uninitialized(const void *address, size_t size)
+{
+	kmemcheck_shadow_set((unsigned long)address, size,
+			     KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+EXPORT_SYMBOL_GPL(kmemcheck_mark_uninitialized);
+
+/**
+ * kmemcheck_mark_initialized() - mark memory as written
+ * @address:	first byte
+ * @size:	number of bytes
+ *
+ * For memory written behind kmemcheck's back: by a device, by user space
+ * through a mapping, or through another virtual alias.
+ */
+void kmemcheck_mark_initialized(const void *address, size_t size)
+{
+	kmemcheck_shadow_set((unsigned long)address, size,
+			     KMEMCHECK_SHADOW_INITIALIZED);
+}
+EXPORT_SYMBOL_GPL(kmemcheck_mark_initialized);
+
+/**
+ * kmemcheck_mark_freed() - mark memory as freed
+ * @address:	first byte
+ * @size:	number of bytes
+ */
+void kmemcheck_mark_freed(const void *address, size_t size)
+{
+	kmemcheck_shadow_set((unsigned long)address, size,
+			     KMEMCHECK_SHADOW_FREED);
+}
+EXPORT_SYMBOL_GPL(kmemcheck_mark_freed);
+
+/**
+ * kmemcheck_mark_unallocated_pages() - mark whole pages unallocated
+ * @page:	first page
+ * @n:		number of pages
+ */
+void kmemcheck_mark_unallocated_pages(struct page *page, unsigned int n)
+{
+	kmemcheck_shadow_set_pages(page, n, KMEMCHECK_SHADOW_UNALLOCATED);
+}
+EXPORT_SYMBOL_GPL(kmemcheck_mark_unallocated_pages);
+
+/**
+ * kmemcheck_mark_uninitialized_pages() - mark whole pages never written
+ * @page:	first page
+ * @n:		number of pages
+ */
+void kmemcheck_mark_uninitialized_pages(struct page *page, unsigned int n)
+{
+	kmemcheck_shadow_set_pages(page, n, KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+EXPORT_SYMBOL_GPL(kmemcheck_mark_uninitialized_pages);
+
+/**
+ * kmemcheck_mark_initialized_pages() - mark whole pages written
+ * @page:	first page
+ * @n:		number of pages
+ */
+void kmemcheck_mark_initialized_pages(struct page *page, unsigned int n)
+{
+	kmemcheck_shadow_set_pages(page, n, KMEMCHECK_SHADOW_INITIALIZED);
+}
+EXPORT_SYMBOL_GPL(kmemcheck_mark_initialized_pages);
+
+/**
+ * kmemcheck_is_obj_initialized() - is every tracked byte of a range written?
+ * @address:	first byte
+ * @size:	number of bytes
+ *
+ * Return: false if any tracked byte in the range is not initialized.
+ */
+bool kmemcheck_is_obj_initialized(const void *address, size_t size)
+{
+	unsigned long addr = (unsigned long)address;
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		u8 *shadow = kmemcheck_shadow_of(addr + i);
+
+		if (shadow && *shadow != KMEMCHECK_SHADOW_INITIALIZED)
+			return false;
+	}
+	return true;
+}
+EXPORT_SYMBOL_GPL(kmemcheck_is_obj_initialized);
+
+/**
+ * kmemcheck_disable_current() - stop checking reads made by this task
+ *
+ * For runtime code that must read tracked memory whatever its state, such
+ * as SLUB reading a free pointer another context may just have handed out.
+ * Writes still update the shadow.  Calls nest; pair each with
+ * kmemcheck_enable_current().
+ */
+void kmemcheck_disable_current(void)
+{
+	current->kmemcheck_disabled++;
+}
+EXPORT_SYMBOL_GPL(kmemcheck_disable_current);
+
+/**
+ * kmemcheck_enable_current() - undo kmemcheck_disable_current()
+ */
+void kmemcheck_enable_current(void)
+{
+	if (!WARN_ON_ONCE(!current->kmemcheck_disabled))
+		current->kmemcheck_disabled--;
+}
+EXPORT_SYMBOL_GPL(kmemcheck_enable_current);
+
+/* === Checks, called by the fault handler ================================= */
+
+static enum kmemcheck_bug_type kmemcheck_bug_of(u8 state)
+{
+	switch (state) {
+	case KMEMCHECK_SHADOW_FREED:
+		return KMEMCHECK_BUG_USE_AFTER_FREE;
+	case KMEMCHECK_SHADOW_UNALLOCATED:
+		return KMEMCHECK_BUG_UNALLOCATED;
+	default:
+		return KMEMCHECK_BUG_UNINIT;
+	}
+}
+
+static bool kmemcheck_checking(void)
+{
+	return READ_ONCE(kmemcheck_mode) != KMEMCHECK_MODE_OFF &&
+	       !current->kmemcheck_disabled;
+}
+
+/* First tracked byte of [addr, addr + size) that is not initialized. */
+static bool kmemcheck_find_bad(unsigned long addr, size_t size,
+			       unsigned long *bad, u8 *state)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		u8 *shadow = kmemcheck_shadow_of(addr + i);
+
+		if (shadow && *shadow != KMEMCHECK_SHADOW_INITIALIZED) {
+			*bad = addr + i;
+			*state = *shadow;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * kmemcheck_access() - check or record one memory access
+ * @regs:	registers of the access
+ * @addr:	first byte
+ * @size:	number of bytes
+ * @read:	the instruction reads the bytes (reported unless initialized)
+ * @write:	the instruction writes the bytes (they become initialized)
+ *
+ * The range may straddle a page boundary and cover untracked bytes.
+ */
+void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
+		      bool read, bool write)
+{
+	unsigned long bad;
+	u8 state;
+
+	if (read && kmemcheck_checking() &&
+	    kmemcheck_find_bad(addr, size, &bad, &state))
+		kmemcheck_report(regs, kmemcheck_bug_of(state), addr, size,
+				 bad, 0);
+	if (write)
+		kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+/**
+ * kmemcheck_copy() - propagate the shadow of a memory-to-memory copy
+ * @regs:	registers of the copy
+ * @src:	source
+ * @dst:	destination
+ * @size:	number of bytes
+ *
+ * Copying uninitialized bytes is not a bug; using them is.  So the shadow
+ * follows the bytes into tracked memory.  Only when the destination is not
+ * tracked is the state lost: uninitialized bytes leaving tracked memory
+ * this way are reported as kernel-infoleak.
+ */
+void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
+		    size_t size)
+{
+	bool reported = false;
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		u8 *from = kmemcheck_shadow_of(src + i);
+		u8 *to = kmemcheck_shadow_of(dst + i);
+
+		if (to) {
+			*to = from ? *from : KMEMCHECK_SHADOW_INITIALIZED;
+		} else if (from && *from != KMEMCHECK_SHADOW_INITIALIZED &&
+			   !reported && kmemcheck_checking()) {
+			kmemcheck_report(regs, KMEMCHECK_BUG_INFOLEAK, src,
+					 size, src + i, dst);
+			reported = true;
+		}
+	}
+}

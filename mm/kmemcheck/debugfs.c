@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck debugfs interface: /sys/kernel/debug/kmemcheck/stats.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/seq_file.h>
+
+#include "kmemcheck.h"
+
+static const char *const kmemcheck_counter_names[] = {
+	[KMEMCHECK_COUNTER_TRACKED_PAGES]	= "tracked pages",
+	[KMEMCHECK_COUNTER_SHADOW_FAILED]	= "shadow allocation failures",
+	[KMEMCHECK_COUNTER_FAULTS]		= "page faults",
+	[KMEMCHECK_COUNTER_STEPS]		= "single-steps",
+	[KMEMCHECK_COUNTER_CANCELLED]		= "cancelled steps",
+	[KMEMCHECK_COUNTER_UNKNOWN_INSN]	= "unknown instructions",
+	[KMEMCHECK_COUNTER_REPORTS]		= "reports",
+	[KMEMCHECK_COUNTER_SUPPRESSED]		= "suppressed reports",
+	[KMEMCHECK_COUNTER_LOST]		= "lost reports",
+};
+static_assert(ARRAY_SIZE(kmemcheck_counter_names) == KMEMCHECK_COUNTER_COUNT);
+
+static int stats_show(struct seq_file *seq, void *v)
+{
+	unsigned int i;
+
+	seq_printf(seq, "enabled: %d\n", kmemcheck_enabled());
+	seq_printf(seq, "mode: %d\n", READ_ONCE(kmemcheck_mode));
+	for (i = 0; i < KMEMCHECK_COUNTER_COUNT; i++)
+		seq_printf(seq, "%s: %ld\n", kmemcheck_counter_names[i],
+			   atomic_long_read(&kmemcheck_counters[i]));
+	/* One shadow byte per tracked byte. */
+	seq_printf(seq, "shadow bytes: %ld\n",
+		   atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_TRACKED_PAGES]) *
+		   (long)PAGE_SIZE);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int __init kmemcheck_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kmemcheck", NULL);
+
+	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
+	kmemcheck_demo_init(dir);
+	return 0;
+}
+late_initcall(kmemcheck_debugfs_init);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemcheck internal declarations, shared by the generic files and the
+ * KUnit tests.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#ifndef _MM_KMEMCHECK_KMEMCHECK_H
+#define _MM_KMEMCHECK_KMEMCHECK_H
+
+#include <linux/atomic.h>
+#include <linux/kmemcheck.h>
+#include <linux/types.h>
+
+struct pt_regs;
+
+/* State of one tracked byte; the shadow holds one per byte. */
+enum kmemcheck_shadow {
+	KMEMCHECK_SHADOW_UNALLOCATED,	/* 'a': slab memory not in an object */
+	KMEMCHECK_SHADOW_UNINITIALIZED,	/* 'u': allocated, never written */
+	KMEMCHECK_SHADOW_INITIALIZED,	/* 'i': written since allocation */
+	KMEMCHECK_SHADOW_FREED,		/* 'f': freed object */
+};
+
+/* What the kmemcheck.mode knob and sysctl kernel.kmemcheck select. */
+enum kmemcheck_mode {
+	KMEMCHECK_MODE_OFF,		/* no checks (tracking goes on) */
+	KMEMCHECK_MODE_ON,		/* report every bad read */
+	KMEMCHECK_MODE_ONESHOT,		/* report once, then turn off */
+};
+
+extern int kmemcheck_mode;
+
+/* Bug types, in the order of kmemcheck_bug_names[]. */
+enum kmemcheck_bug_type {
+	KMEMCHECK_BUG_UNINIT,		/* read of 'u' */
+	KMEMCHECK_BUG_USE_AFTER_FREE,	/* read of 'f' */
+	KMEMCHECK_BUG_UNALLOCATED,	/* read of 'a' */
+	KMEMCHECK_BUG_INFOLEAK,		/* 'u' copied to untracked memory */
+	KMEMCHECK_BUG_TYPES,
+};
+
+/* shadow.c: the per-byte state of tracked pages. */
+u8 *kmemcheck_shadow_of(unsigned long addr);
+bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
+void kmemcheck_shadow_free(struct page *page, unsigned int nr);
+void kmemcheck_shadow_set(unsigned long addr, size_t size,
+			  enum kmemcheck_shadow state);
+void kmemcheck_shadow_set_pages(struct page *page, unsigned int nr,
+				enum kmemcheck_shadow state);
+char kmemcheck_shadow_letter(const u8 *shadow);
+
+/* report.c: recording in any context, printing later. */
+void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
+		      unsigned long addr, size_t size, unsigned long bad,
+		      unsigned long dst);
+void kmemcheck_report_flush(void);
+
+/* demo.c: a deliberate bug on request, to see kmemcheck at work. */
+struct dentry;
+#ifdef CONFIG_KMEMCHECK_DEMO
+void __init kmemcheck_demo_init(struct dentry *dir);
+#else
+static inline void kmemcheck_demo_init(struct dentry *dir) { }
+#endif
+
+#endif /* _MM_KMEMCHECK_KMEMCHECK_H */

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck error reports.
+ *
+ * A report is recorded in the fault handler, where printing is unsafe: the
+ * console path may itself touch tracked memory, and the handler may run in
+ * NMI context.  Records wait in a small queue and are printed from irq_work.
+ * Repeats from one call site are counted rather than printed, and a full
+ * queue is counted too: no report is ever lost silently.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/panic.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+
+#include <asm/ptrace.h>
+
+#include "../slab.h"
+#include "kmemcheck.h"
+
+/* Stack entries kept per report. */
+#define KMEMCHECK_STACK_DEPTH	32
+/* Bytes of shadow shown around the access, a power of two. */
+#define KMEMCHECK_WINDOW	32
+/* Reports waiting to be printed. */
+#define KMEMCHECK_QUEUE_LEN	8
+/* Call sites remembered for deduplication. */
+#define KMEMCHECK_SITES		128
+/* A site reports again, with the count of repeats, after this long. */
+#define KMEMCHECK_REPEAT_INTERVAL	(60 * HZ)
+
+static const char *const kmemcheck_bug_names[KMEMCHECK_BUG_TYPES] = {
+	[KMEMCHECK_BUG_UNINIT]		= "uninit-value",
+	[KMEMCHECK_BUG_USE_AFTER_FREE]	= "use-after-free",
+	[KMEMCHECK_BUG_UNALLOCATED]	= "unallocated",
+	[KMEMCHECK_BUG_INFOLEAK]	= "kernel-infoleak",
+};
+
+/* Everything a report prints, captured at fault time. */
+struct kmemcheck_record {
+	enum kmemcheck_bug_type type;
+	unsigned long ip;		/* the faulting instruction */
+	unsigned long addr;		/* first byte accessed (copy source) */
+	unsigned long dst;		/* copy destination, for infoleaks */
+	size_t size;			/* bytes accessed */
+	unsigned long bad;		/* first byte not initialized */
+	unsigned long suppressed;	/* repeats from this site since */
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	/* Slab object holding @addr, if any. */
+	const char *cache_name;
+	unsigned long object;
+	unsigned int object_size;
+	/* Shadow of the window around @bad: 'a', 'u', 'i', 'f' or '-'. */
+	unsigned long window;
+	char shadow[KMEMCHECK_WINDOW];
+	unsigned int nr_entries;
+	unsigned long entries[KMEMCHECK_STACK_DEPTH];
+};
+
+/* A call site seen: reports from it after the first are counted. */
+struct kmemcheck_site {
+	unsigned long ip;
+	enum kmemcheck_bug_type type;
+	unsigned long last;		/* jiffies of the last printed report */
+	unsigned long suppressed;	/* repeats since then */
+};
+
+static DEFINE_RAW_SPINLOCK(kmemcheck_report_lock);
+static struct kmemcheck_record kmemcheck_queue[KMEMCHECK_QUEUE_LEN];
+static unsigned int kmemcheck_queue_head, kmemcheck_queue_len;
+static struct kmemcheck_site kmemcheck_sites[KMEMCHECK_SITES];
+static unsigned long kmemcheck_lost_printed;
+
+static void kmemcheck_print_work(struct irq_work *work);
+static DEFINE_IRQ_WORK(kmemcheck_irq_work, kmemcheck_print_work);
+
+/*
+ * Should the report from @ip be printed?  Returns false for a repeat, and
+ * counts it.  Called with kmemcheck_report_lock held.
+ */
+static bool kmemcheck_site_first(unsigned long ip,
+				 enum kmemcheck_bug_type type,
+				 unsigned long *suppressed)
+{
+	struct kmemcheck_site *site, *free = NULL;
+	unsigned int i;
+
+	for (i = 0; i < KMEMCHECK_SITES; i++) {
+		site = &kmemcheck_sites[i];
+		if (!site->ip) {
+			free = free ?: site;
+			continue;
+		}
+		if (site->ip != ip || site->type != type)
+			continue;
+		if (time_before(jiffies, site->last + KMEMCHECK_REPEAT_INTERVAL)) {
+			site->suppressed++;
+			kmemcheck_count(KMEMCHECK_COUNTER_SUPPRESSED);
+			return false;
+		}
+		*suppressed = site->suppressed;
+		site->suppressed = 0;
+		site->last = jiffies;
+		return true;
+	}
+	/* With the table full, every report is printed: none is lost. */
+	if (free) {
+		free->ip = ip;
+		free->type = type;
+		free->last = jiffies;
+	}
+	*suppressed = 0;
+	return true;
+}
+
+static void kmemcheck_fill_object(struct kmemcheck_record *r)
+{
+	struct page *page = virt_to_page((void *)r->bad);
+	struct kmem_cache *s;
+	struct slab *slab;
+	void *object;
+
+	if (!PageSlab(page))
+		return;
+	slab = page_slab(page);
+	s = slab->slab_cache;
+	object = nearest_obj(s, slab, (void *)r->bad);
+	/* kmem_cache is not tracked: reading it here cannot fault. */
+	r->cache_name = s->name;
+	r->object = (unsigned long)object;
+	r->object_size = s->object_size;
+}
+
+static void kmemcheck_fill_window(struct kmemcheck_record *r)
+{
+	unsigned int i;
+
+	r->window = r->bad & ~(unsigned long)(KMEMCHECK_WINDOW - 1);
+	for (i = 0; i < KMEMCHECK_WINDOW; i++)
+		r->shadow[i] = kmemcheck_shadow_letter(
+			kmemcheck_shadow_of(r->window + i));
+}
+
+/**
+ * kmemcheck_report() - record a bad access, to be printed soon
+ * @regs:	registers of the faulting instruction
+ * @type:	what is wrong
+ * @addr:	first byte accessed; for a copy, the first byte copied
+ * @size:	number of bytes accessed
+ * @bad:	first byte that is not initialized
+ * @dst:	for a copy, its destination; otherwise 0
+ *
+ * Safe in any context, NMI included.
+ */
+void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
+		      unsigned long addr, size_t size, unsigned long bad,
+		      unsigned long dst)
+{
+	struct kmemcheck_record *r;
+	unsigned long flags, suppressed;
+
+	/* An NMI hitting a report in progress must not deadlock. */
+	if (!raw_spin_trylock_irqsave(&kmemcheck_report_lock, flags)) {
+		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
+		goto kick;
+	}
+	if (!kmemcheck_site_first(regs->ip, type, &suppressed))
+		goto unlock;
+	if (kmemcheck_queue_len == KMEMCHECK_QUEUE_LEN) {
+		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
+		goto unlock;
+	}
+	r = &kmemcheck_queue[(kmemcheck_queue_head + kmemcheck_queue_len) %
+			     KMEMCHECK_QUEUE_LEN];
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->ip = regs->ip;
+	r->addr = addr;
+	r->dst = dst;
+	r->size = size;
+	r->bad = bad;
+	r->suppressed = suppressed;
+	r->pid = task_pid_nr(current);
+	get_task_comm(r->comm, current);
+	kmemcheck_fill_object(r);
+	kmemcheck_fill_window(r);
+	r->nr_entries = stack_trace_save_regs(regs, r->entries,
+					      KMEMCHECK_STACK_DEPTH, 0);
+	kmemcheck_queue_len++;
+	if (READ_ONCE(kmemcheck_mode) == KMEMCHECK_MODE_ONESHOT)
+		WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_OFF);
+unlock:
+	raw_spin_unlock_irqrestore(&kmemcheck_report_lock, flags);
+kick:
+	irq_work_queue(&kmemcheck_irq_work);
+}
+
+static void kmemcheck_print_shadow(const struct kmemcheck_record *r)
+{
+	unsigned int caret = r->bad - r->window;
+
+	pr_err("Shadow of the memory around the first bad byte (a: unallocated, u: uninitialized, i: initialized, f: freed):\n");
+	pr_err(" %px: %.*s\n", (void *)r->window, KMEMCHECK_WINDOW, r->shadow);
+	pr_err(" %*s^\n", (int)(2 * sizeof(void *) + 2 + caret), "");
+}
+
+static void kmemcheck_print_record(const struct kmemcheck_record *r)
+{
+	const char *bug = kmemcheck_bug_names[r->type];
+
+	pr_err("==================================================================\n");
+	pr_err("BUG: KMEMCHECK: %s in %pS\n", bug, (void *)r->ip);
+	pr_err("\n");
+	if (r->type == KMEMCHECK_BUG_INFOLEAK)
+		pr_err("Copy of size %zu from addr %px to addr %px by task %s/%d\n",
+		       r->size, (void *)r->addr, (void *)r->dst, r->comm,
+		       r->pid);
+	else
+		pr_err("Read of size %zu at addr %px by task %s/%d\n", r->size,
+		       (void *)r->addr, r->comm, r->pid);
+	pr_err("First bad byte at addr %px\n", (void *)r->bad);
+	if (r->suppressed)
+		pr_err("(%lu reports from this site suppressed since the previous one)\n",
+		       r->suppressed);
+	pr_err("\n");
+	if (r->cache_name)
+		pr_err("The first bad byte is at offset %lu of the object at %px of cache %s, size %u\n",
+		       r->bad - r->object, (void *)r->object, r->cache_name,
+		       r->object_size);
+	else
+		pr_err("The first bad byte is at offset %lu of the page at %px\n",
+		       offset_in_page(r->bad), (void *)(r->bad & PAGE_MASK));
+	pr_err("\n");
+	kmemcheck_print_shadow(r);
+	pr_err("\n");
+	pr_err("Call Trace:\n");
+	stack_trace_print(r->entries, r->nr_entries, 1);
+	pr_err("\n");
+	dump_stack_print_info(KERN_ERR);
+	pr_err("==================================================================\n");
+	add_taint(TAINT_BAD_PAGE, LOCKDEP_STILL_OK);
+	kmemcheck_count(KMEMCHECK_COUNTER_REPORTS);
+	check_panic_on_warn("KMEMCHECK");
+}
+
+/*
+ * Take one record off the queue.  The copy is printed unlocked, so that a
+ * fault while printing can queue a report of its own.
+ */
+static bool kmemcheck_dequeue(struct kmemcheck_record *r)
+{
+	unsigned long flags;
+	bool found = false;
+
+	raw_spin_lock_irqsave(&kmemcheck_report_lock, flags);
+	if (kmemcheck_queue_len) {
+		*r = kmemcheck_queue[kmemcheck_queue_head];
+		kmemcheck_queue_head = (kmemcheck_queue_head + 1) %
+				       KMEMCHECK_QUEUE_LEN;
+		kmemcheck_queue_len--;
+		found = true;
+	}
+	raw_spin_unlock_irqrestore(&kmemcheck_report_lock, flags);
+	return found;
+}
+
+static DEFINE_RAW_SPINLOCK(kmemcheck_print_lock);
+
+/**
+ * kmemcheck_report_flush() - print every queued report now
+ *
+ * Called from irq_work, and by the tests to see their reports at once.
+ */
+void kmemcheck_report_flush(void)
+{
+	static struct kmemcheck_record r;
+	unsigned long flags, lost;
+
+	/* One printer at a time; @r is too large for the stack. */
+	if (!raw_spin_trylock_irqsave(&kmemcheck_print_lock, flags))
+		return;
+	while (kmemcheck_dequeue(&r))
+		kmemcheck_print_record(&r);
+	lost = atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_LOST]);
+	if (lost != kmemcheck_lost_printed) {
+		pr_err("kmemcheck: %lu reports lost so far (queue full or nested)\n",
+		       lost);
+		kmemcheck_lost_printed = lost;
+	}
+	raw_spin_unlock_irqrestore(&kmemcheck_print_lock, flags);
+}
+EXPORT_SYMBOL_GPL(kmemcheck_report_flush); /* for the KUnit tests */
+
+static void kmemcheck_print_work(struct irq_work *work)
+{
+	kmemcheck_report_flush();
+}
+
+/**
+ * kmemcheck_unknown_insn() - note a fault on an instruction not decoded
+ * @regs:	registers at the fault
+ *
+ * The page is shown and the instruction stepped all the same; only its
+ * accesses go unchecked.  Warns once, from any context.
+ */
+void kmemcheck_unknown_insn(struct pt_regs *regs)
+{
+	kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
+	printk_deferred_once(KERN_WARNING "kmemcheck: cannot decode the instruction at %pS (%*ph); its accesses are not checked\n",
+			     (void *)regs->ip, 8, (void *)regs->ip);
+}
