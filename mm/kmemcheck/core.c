@@ -115,7 +115,7 @@ static int kmemcheck_sysctl_mode(const struct ctl_table *table, int write,
 	return 0;
 }
 
-static const struct ctl_table kmemcheck_sysctl_table[] = {
+static struct ctl_table kmemcheck_sysctl_table[] = {
 	{
 		.procname	= "kmemcheck",
 		.maxlen		= sizeof(int),
