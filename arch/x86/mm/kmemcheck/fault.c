@@ -142,9 +142,11 @@ static void kmemcheck_handle_insn(struct pt_regs *regs,
  * @address:	faulting address (CR2)
  *
  * Called first thing in handle_page_fault(), for every fault.  A fault
- * taken by the instruction being stepped (a user page not present under a
- * copy_to_user(), a page the decoder did not predict) first cancels the
- * step, hiding its pages again: the instruction restarts and faults anew.
+ * taken by the instruction being stepped is either on a tracked page the
+ * decoder did not predict, which is shown too, or on another page (a user
+ * page not present under a copy_to_user()): then the step is cancelled and
+ * its pages hidden again before the fault path may enable interrupts; the
+ * instruction restarts and faults anew.
  *
  * Return: true if the fault was kmemcheck's and is handled.
  */
@@ -157,6 +159,13 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	if (kc->depth) {
 		step = &kc->steps[kc->depth - 1];
 		if (step->ip == regs->ip && step->sp == regs->sp) {
+			if (kmemcheck_our_fault(regs, error_code, address)) {
+				/* A page the decoder missed: show it too. */
+				kmemcheck_show(step, address);
+				kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
+				return true;
+			}
+			/* Hide before the fault path may enable interrupts. */
 			kmemcheck_finish_step(kc, regs);
 			kmemcheck_count(KMEMCHECK_COUNTER_CANCELLED);
 		}
