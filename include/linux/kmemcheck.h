@@ -208,40 +208,10 @@ static inline bool kmemcheck_is_obj_initialized(const void *address,
 {
 	return true;
 }
+
 static inline void kmemcheck_disable_current(void) { }
 static inline void kmemcheck_enable_current(void) { }
 
-#endif /* CONFIG_KMEMCHECK */
-
-/*
- * Bitfields: a store to one bitfield is a read-modify-write of the bytes
- * that hold it, which reads the neighbouring, still uninitialized fields.
- * Bracket the bitfields of a structure with kmemcheck_bitfield_begin() and
- * kmemcheck_bitfield_end() and call kmemcheck_annotate_bitfield() right
- * after allocating an object of that type.
- */
-#ifdef CONFIG_KMEMCHECK
-#define kmemcheck_bitfield_begin(name)	int name##_begin[0]
-#define kmemcheck_bitfield_end(name)	int name##_end[0]
-
-/**
- * kmemcheck_annotate_bitfield() - mark the bitfields of an object initialized
- * @ptr:	pointer to the object
- * @name:	name given to kmemcheck_bitfield_begin()/_end()
- */
-#define kmemcheck_annotate_bitfield(ptr, name)				\
-	do {								\
-		typeof(ptr) _p = (ptr);					\
-									\
-		if (_p)							\
-			kmemcheck_mark_initialized(&_p->name##_begin,	\
-				offsetof(typeof(*_p), name##_end) -	\
-				offsetof(typeof(*_p), name##_begin));	\
-	} while (0)
-#else
-#define kmemcheck_bitfield_begin(name)
-#define kmemcheck_bitfield_end(name)
-#define kmemcheck_annotate_bitfield(ptr, name)	do { } while (0)
 #endif /* CONFIG_KMEMCHECK */
 
 /**
@@ -250,5 +220,28 @@ static inline void kmemcheck_enable_current(void) { }
  */
 #define kmemcheck_annotate_variable(var)				\
 	kmemcheck_mark_initialized(&(var), sizeof(var))
+
+/**
+ * kmemcheck_annotate_bitfield() - mark a group of bitfields initialized
+ * @group:	a struct_group() wrapping the bitfields, as an lvalue
+ *
+ * A store to one bitfield is a read-modify-write of the bytes that hold it,
+ * which reads the neighbouring, still uninitialized fields.  Wrap the
+ * bitfields of a structure in struct_group() and annotate the group of a
+ * new object before storing to any of them::
+ *
+ *	struct foo {
+ *		int a;
+ *		struct_group(flags,
+ *			unsigned int x : 1;
+ *			unsigned int y : 3;
+ *		);
+ *	};
+ *
+ *	p = kmalloc(sizeof(*p), GFP_KERNEL);
+ *	kmemcheck_annotate_bitfield(p->flags);
+ *	p->y = 2;
+ */
+#define kmemcheck_annotate_bitfield(group)	kmemcheck_annotate_variable(group)
 
 #endif /* _LINUX_KMEMCHECK_H */

@@ -27,7 +27,6 @@
 /* === Data ================================================================ */
 
 DEFINE_STATIC_KEY_FALSE(kmemcheck_enabled_key);
-EXPORT_SYMBOL(kmemcheck_enabled_key);
 
 /* The mode chosen at boot; tracking runs only if it is not off. */
 static int kmemcheck_boot_mode __initdata = CONFIG_KMEMCHECK_DEFAULT_MODE;

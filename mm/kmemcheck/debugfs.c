@@ -22,6 +22,7 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_SUPPRESSED]		= "suppressed reports",
 	[KMEMCHECK_COUNTER_LOST]		= "lost reports",
 };
+
 static_assert(ARRAY_SIZE(kmemcheck_counter_names) == KMEMCHECK_COUNTER_COUNT);
 
 static int stats_show(struct seq_file *seq, void *v)

@@ -80,6 +80,9 @@ static struct kmemcheck_record kmemcheck_queue[KMEMCHECK_QUEUE_LEN];
 static unsigned int kmemcheck_queue_head, kmemcheck_queue_len;
 static struct kmemcheck_site kmemcheck_sites[KMEMCHECK_SITES];
 static unsigned long kmemcheck_lost_printed;
+/* The first instruction kmemcheck could not decode, until it is printed. */
+static unsigned long kmemcheck_unknown_ip;
+static bool kmemcheck_unknown_printed;
 
 static void kmemcheck_print_work(struct irq_work *work);
 static DEFINE_IRQ_WORK(kmemcheck_irq_work, kmemcheck_print_work);
@@ -146,9 +149,11 @@ static void kmemcheck_fill_window(struct kmemcheck_record *r)
 	unsigned int i;
 
 	r->window = r->bad & ~(unsigned long)(KMEMCHECK_WINDOW - 1);
-	for (i = 0; i < KMEMCHECK_WINDOW; i++)
-		r->shadow[i] = kmemcheck_shadow_letter(
-			kmemcheck_shadow_of(r->window + i));
+	for (i = 0; i < KMEMCHECK_WINDOW; i++) {
+		u8 *shadow = kmemcheck_shadow_of(r->window + i);
+
+		r->shadow[i] = kmemcheck_shadow_letter(shadow);
+	}
 }
 
 /**
@@ -210,7 +215,7 @@ static void kmemcheck_print_shadow(const struct kmemcheck_record *r)
 	unsigned int caret = r->bad - r->window;
 
 	pr_err("Shadow of the memory around the first bad byte (a: unallocated, u: uninitialized, i: initialized, f: freed):\n");
-	pr_err(" %px: %.*s\n", (void *)r->window, KMEMCHECK_WINDOW, r->shadow);
+	pr_err(" %p: %.*s\n", (void *)r->window, KMEMCHECK_WINDOW, r->shadow);
 	pr_err(" %*s^\n", (int)(2 * sizeof(void *) + 2 + caret), "");
 }
 
@@ -222,23 +227,23 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 	pr_err("BUG: KMEMCHECK: %s in %pS\n", bug, (void *)r->ip);
 	pr_err("\n");
 	if (r->type == KMEMCHECK_BUG_INFOLEAK)
-		pr_err("Copy of size %zu from addr %px to addr %px by task %s/%d\n",
+		pr_err("Copy of size %zu from addr %p to addr %p by task %s/%d\n",
 		       r->size, (void *)r->addr, (void *)r->dst, r->comm,
 		       r->pid);
 	else
-		pr_err("Read of size %zu at addr %px by task %s/%d\n", r->size,
+		pr_err("Read of size %zu at addr %p by task %s/%d\n", r->size,
 		       (void *)r->addr, r->comm, r->pid);
-	pr_err("First bad byte at addr %px\n", (void *)r->bad);
+	pr_err("First bad byte at addr %p\n", (void *)r->bad);
 	if (r->suppressed)
 		pr_err("(%lu reports from this site suppressed since the previous one)\n",
 		       r->suppressed);
 	pr_err("\n");
 	if (r->cache_name)
-		pr_err("The first bad byte is at offset %lu of the object at %px of cache %s, size %u\n",
+		pr_err("The first bad byte is at offset %lu of the object at %p of cache %s, size %u\n",
 		       r->bad - r->object, (void *)r->object, r->cache_name,
 		       r->object_size);
 	else
-		pr_err("The first bad byte is at offset %lu of the page at %px\n",
+		pr_err("The first bad byte is at offset %lu of the page at %p\n",
 		       offset_in_page(r->bad), (void *)(r->bad & PAGE_MASK));
 	pr_err("\n");
 	kmemcheck_print_shadow(r);
@@ -291,6 +296,12 @@ void kmemcheck_report_flush(void)
 		return;
 	while (kmemcheck_dequeue(&r))
 		kmemcheck_print_record(&r);
+	if (READ_ONCE(kmemcheck_unknown_ip) && !kmemcheck_unknown_printed) {
+		pr_warn("kmemcheck: cannot decode the instruction at %pS (%*ph); its accesses are not checked\n",
+			(void *)kmemcheck_unknown_ip, 8,
+			(void *)kmemcheck_unknown_ip);
+		kmemcheck_unknown_printed = true;
+	}
 	lost = atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_LOST]);
 	if (lost != kmemcheck_lost_printed) {
 		pr_err("kmemcheck: %lu reports lost so far (queue full or nested)\n",
@@ -311,11 +322,12 @@ static void kmemcheck_print_work(struct irq_work *work)
  * @regs:	registers at the fault
  *
  * The page is shown and the instruction stepped all the same; only its
- * accesses go unchecked.  Warns once, from any context.
+ * accesses go unchecked.  The first such instruction is named in a warning
+ * printed later, like reports; all are counted.
  */
 void kmemcheck_unknown_insn(struct pt_regs *regs)
 {
 	kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
-	printk_deferred_once(KERN_WARNING "kmemcheck: cannot decode the instruction at %pS (%*ph); its accesses are not checked\n",
-			     (void *)regs->ip, 8, (void *)regs->ip);
+	if (!cmpxchg(&kmemcheck_unknown_ip, 0, regs->ip))
+		irq_work_queue(&kmemcheck_irq_work);
 }

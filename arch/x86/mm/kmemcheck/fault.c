@@ -175,7 +175,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	if (kc->depth == KMEMCHECK_MAX_DEPTH) {
 		/* Lose tracking of this page rather than the machine. */
 		kmemcheck_arch_show_page(address);
-		pr_warn_once("kmemcheck: steps nested too deep at %pS; page %px no longer checked\n",
+		pr_warn_once("kmemcheck: steps nested too deep at %pS; page %p no longer checked\n",
 			     (void *)regs->ip, (void *)address);
 		return true;
 	}
@@ -194,6 +194,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	regs->flags &= ~X86_EFLAGS_IF;
 	return true;
 }
+
 NOKPROBE_SYMBOL(kmemcheck_page_fault);
 
 /**
@@ -218,4 +219,5 @@ bool kmemcheck_debug_trap(struct pt_regs *regs)
 	kmemcheck_count(KMEMCHECK_COUNTER_STEPS);
 	return !theirs;
 }
+
 NOKPROBE_SYMBOL(kmemcheck_debug_trap);
