@@ -13,6 +13,7 @@
 #define _LINUX_KMEMCHECK_H
 
 #include <linux/atomic.h>
+#include <linux/dma-direction.h>
 #include <linux/gfp_types.h>
 #include <linux/jump_label.h>
 #include <linux/types.h>
@@ -20,6 +21,7 @@
 struct kmem_cache;
 struct page;
 struct pt_regs;
+struct scatterlist;
 
 #ifdef CONFIG_KMEMCHECK
 
@@ -133,6 +135,46 @@ static __always_inline void kmemcheck_slab_free(struct kmem_cache *s,
 		__kmemcheck_slab_free(s, object);
 }
 
+void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size);
+
+/**
+ * kmemcheck_handle_dma() - note a buffer mapped for DMA
+ * @page:	first page of the buffer
+ * @offset:	offset of the buffer in @page
+ * @size:	size of the buffer
+ * @dir:	direction of the transfer
+ *
+ * A device writes the buffer behind kmemcheck's back: when it may
+ * (DMA_FROM_DEVICE, DMA_BIDIRECTIONAL), the buffer becomes initialized.
+ */
+static __always_inline void kmemcheck_handle_dma(struct page *page,
+						 size_t offset, size_t size,
+						 enum dma_data_direction dir)
+{
+	if (kmemcheck_enabled() &&
+	    (dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL))
+		__kmemcheck_handle_dma(page, offset, size);
+}
+
+void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents);
+
+/**
+ * kmemcheck_handle_dma_sg() - note a scatterlist mapped for DMA
+ * @sg:		the scatterlist
+ * @nents:	number of entries
+ * @dir:	direction of the transfer
+ *
+ * As kmemcheck_handle_dma(), for every entry.
+ */
+static __always_inline void kmemcheck_handle_dma_sg(struct scatterlist *sg,
+						    int nents,
+						    enum dma_data_direction dir)
+{
+	if (kmemcheck_enabled() &&
+	    (dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL))
+		__kmemcheck_handle_dma_sg(sg, nents);
+}
+
 void kmemcheck_mark_unallocated(const void *address, size_t size);
 void kmemcheck_mark_uninitialized(const void *address, size_t size);
 void kmemcheck_mark_initialized(const void *address, size_t size);
@@ -190,6 +232,11 @@ static inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
 static inline void kmemcheck_slab_alloc(struct kmem_cache *s, void *object,
 					bool init) { }
 static inline void kmemcheck_slab_free(struct kmem_cache *s, void *object) { }
+static inline void kmemcheck_handle_dma(struct page *page, size_t offset,
+					size_t size,
+					enum dma_data_direction dir) { }
+static inline void kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
+					   enum dma_data_direction dir) { }
 static inline void kmemcheck_mark_unallocated(const void *address,
 					      size_t size) { }
 static inline void kmemcheck_mark_uninitialized(const void *address,

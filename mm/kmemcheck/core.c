@@ -14,6 +14,7 @@
 #include <linux/kernel.h>
 #include <linux/kmemcheck.h>
 #include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -189,6 +190,24 @@ void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
 		return;
 	kmemcheck_shadow_set((unsigned long)object, s->object_size,
 			     KMEMCHECK_SHADOW_FREED);
+}
+
+void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size)
+{
+	/* Highmem is never tracked; its address may not even be mapped. */
+	if (PageHighMem(page))
+		return;
+	kmemcheck_shadow_set((unsigned long)page_address(page) + offset, size,
+			     KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents)
+{
+	struct scatterlist *s;
+	int i;
+
+	for_each_sg(sg, s, nents, i)
+		__kmemcheck_handle_dma(sg_page(s), s->offset, s->length);
 }
 
 /* === Annotations ========================================================= */
