@@ -105,6 +105,18 @@ static inline bool kmemcheck_arch_page_hidden(unsigned long addr)
 		      _PAGE_KMEMCHECK;
 }
 
+/**
+ * kmemcheck_arch_page_present() - is the page mapped right now?
+ * @addr:	any kernel address in the page
+ */
+static inline bool kmemcheck_arch_page_present(unsigned long addr)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	return pte && (pte_val(*pte) & _PAGE_PRESENT);
+}
+
 #endif /* !MODULE */
 
 #ifdef CONFIG_KMEMCHECK

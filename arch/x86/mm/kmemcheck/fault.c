@@ -6,6 +6,7 @@
  * access to the generic checks (mm/kmemcheck/core.c), shows the pages the
  * instruction touches and single-steps it with TF set and IF clear.
  * kmemcheck_debug_trap() hides the pages again when the step completes.
+ * REP STOS and REP MOVS are done in place instead (rep.c).
  *
  * Steps nest: an NMI may touch tracked memory while a step is pending, and
  * the fault handler itself may touch tracked memory.  Each CPU keeps a
@@ -26,6 +27,7 @@
 #include <asm/trap_pf.h>
 
 #include "decode.h"
+#include "rep.h"
 
 /* Nesting depth: a fault, an NMI in its step, a fault in that NMI... */
 #define KMEMCHECK_MAX_DEPTH	4
@@ -107,32 +109,21 @@ static bool kmemcheck_our_fault(struct pt_regs *regs, unsigned long error_code,
 	return kmemcheck_arch_page_hidden(address);
 }
 
-/* Check every access of the instruction and show the pages it touches. */
-static void kmemcheck_handle_insn(struct pt_regs *regs,
-				  struct kmemcheck_step *step)
+/* Check or record every access of the instruction. */
+static void kmemcheck_check_insn(struct pt_regs *regs,
+				 const struct kmemcheck_insn *insn)
 {
-	struct kmemcheck_insn insn;
+	const struct kmemcheck_access *a = insn->access;
 	unsigned int i;
 
-	if (kmemcheck_decode(regs, &insn)) {
-		kmemcheck_unknown_insn(regs);
+	if (insn->flags & KMEMCHECK_INSN_COPY) {
+		kmemcheck_copy(regs, a[0].addr, a[1].addr, a[0].size);
 		return;
 	}
-	if (insn.flags & KMEMCHECK_INSN_COPY) {
-		kmemcheck_copy(regs, insn.access[0].addr, insn.access[1].addr,
-			       insn.access[0].size);
-	} else {
-		for (i = 0; i < insn.nr; i++) {
-			struct kmemcheck_access *a = &insn.access[i];
-
-			kmemcheck_access(regs, a->addr, a->size,
-					 a->kind & KMEMCHECK_ACCESS_READ,
-					 a->kind & KMEMCHECK_ACCESS_WRITE);
-		}
-	}
-	for (i = 0; i < insn.nr; i++)
-		kmemcheck_show_range(step, insn.access[i].addr,
-				     insn.access[i].size);
+	for (i = 0; i < insn->nr; i++)
+		kmemcheck_access(regs, a[i].addr, a[i].size,
+				 a[i].kind & KMEMCHECK_ACCESS_READ,
+				 a[i].kind & KMEMCHECK_ACCESS_WRITE);
 }
 
 /**
@@ -155,6 +146,8 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 {
 	struct kmemcheck_cpu *kc = this_cpu_ptr(&kmemcheck_cpu);
 	struct kmemcheck_step *step;
+	struct kmemcheck_insn insn;
+	unsigned int i;
 
 	if (kc->depth) {
 		step = &kc->steps[kc->depth - 1];
@@ -186,9 +179,21 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	step->flags = regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_IF);
 	kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
 
-	kmemcheck_handle_insn(regs, step);
+	if (kmemcheck_decode(regs, &insn)) {
+		kmemcheck_unknown_insn(regs);
+		insn.nr = 0;
+	}
+	for (i = 0; i < insn.nr; i++)
+		kmemcheck_show_range(step, insn.access[i].addr,
+				     insn.access[i].size);
 	/* Whatever the decoder said, the faulting page must be shown. */
 	kmemcheck_show(step, address);
+
+	if (insn.nr && kmemcheck_rep_string(regs, &insn)) {
+		kmemcheck_finish_step(kc, regs);
+		return true;
+	}
+	kmemcheck_check_insn(regs, &insn);
 
 	regs->flags |= X86_EFLAGS_TF;
 	regs->flags &= ~X86_EFLAGS_IF;
