@@ -1,0 +1,449 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Builds, boots and tests kmemcheck for Linux 6.12 on i386 under QEMU.
+
+  kmemcheck.py deps      check (as root: install) what the harness needs
+  kmemcheck.py prepare   pristine 6.12 tree + our overlay and patches
+  kmemcheck.py refresh   copy changes made in the prepared tree back
+  kmemcheck.py build     configure from fragments and build out of tree
+  kmemcheck.py run       boot the demo (or --shell) and summarize reports
+  kmemcheck.py test      host tests, KUnit and boot scenarios
+
+Everything lives under --build-dir (default <repo>/build).
+"""
+
+import argparse
+import fnmatch
+import io
+import os
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import kmemcheck_qemu as qemu  # noqa: E402
+import kmemcheck_tree as tree  # noqa: E402
+from kmemcheck_tree import HarnessError, REPO  # noqa: E402
+
+# ------------------------------------------------------------------------
+# Kernel strings the tests expect.  Adjust here when the kernel side changes.
+# ------------------------------------------------------------------------
+KSTR_MODE = r'kmemcheck-harness: kernel\.kmemcheck={}\b'
+KSTR_BAD_PARAM = r"kmemcheck: unknown boot value 'kmemcheck=banana'"
+KSTR_ONE_CPU = r'kmemcheck: limiting the machine to one CPU'
+KSTR_UNINIT = r'BUG: KMEMCHECK: uninit-value in '
+KSTR_INFOLEAK = r'BUG: KMEMCHECK: kernel-infoleak in '
+KSTR_ANY_REPORT = r'BUG: KMEMCHECK: '
+# Must not appear in any boot (unless a scenario expects it).
+KSTR_NEVER = (r'Kernel panic', r'Oops', r'BUG: unable to handle',
+	      r'WARNING:', r'BUG: kernel NULL pointer', r'general protection fault',
+	      r'\bBUG: (?!KMEMCHECK)')
+
+DECODER_DIR = 'tools/testing/kmemcheck/decoder'
+
+
+# ------------------------------------------------------------------------
+# Test tables: add a row to add a test.
+# ------------------------------------------------------------------------
+
+@dataclass
+class HostTest:
+	"""A make target of the decoder's host test directory."""
+	name: str
+	make_args: Callable[['Context'], List[str]]
+	needs_kernel: bool = False
+
+
+HOST_TESTS = (
+	HostTest('decoder-check', lambda c: [f'KDIR={c.tree}', 'check']),
+	HostTest('decoder-crosscheck',
+		 lambda c: [f'VMLINUX={os.path.join(c.obj, "vmlinux")}', 'crosscheck'],
+		 needs_kernel=True),
+)
+
+
+@dataclass
+class BootTest:
+	"""One boot: extra command line, CPUs, scenario, regexes to (not) see."""
+	name: str
+	cmdline: str
+	smp: int
+	script: str
+	must: Sequence[str] = ()
+	must_not: Sequence[str] = ()
+	allowed: Sequence[str] = ()  # exempt from KSTR_NEVER
+	timeout: int = qemu.DEFAULT_TIMEOUT
+
+
+SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
+SHOW_CPUS = 'echo "kmemcheck-harness: cpus online=$(cat /sys/devices/system/cpu/online)"\n'
+
+BOOT_TESTS = (
+	BootTest('boot-kmemcheck-0', 'kmemcheck=0', 1, SHOW_MODE,
+		 must=[KSTR_MODE.format(0)], must_not=[KSTR_ANY_REPORT]),
+	BootTest('boot-kmemcheck-1', 'kmemcheck=1', 1, SHOW_MODE,
+		 must=[KSTR_MODE.format(1)], must_not=[KSTR_ANY_REPORT]),
+	BootTest('boot-kmemcheck-2', 'kmemcheck=2', 1, SHOW_MODE,
+		 must=[KSTR_MODE.format(2)], must_not=[KSTR_ANY_REPORT]),
+	BootTest('boot-kmemcheck-garbage', 'kmemcheck=banana', 1, SHOW_MODE,
+		 must=[KSTR_BAD_PARAM, KSTR_MODE.format(r'\d')]),
+	BootTest('boot-smp2', 'kmemcheck=1', 2, SHOW_MODE + SHOW_CPUS,
+		 must=[KSTR_ONE_CPU, KSTR_MODE.format(1),
+		       r'kmemcheck-harness: cpus online=0$']),
+	BootTest('boot-smp2-off', 'kmemcheck=0', 2, SHOW_MODE + SHOW_CPUS,
+		 must=[KSTR_MODE.format(0), r'kmemcheck-harness: cpus online=0-1$'],
+		 must_not=[KSTR_ONE_CPU]),
+	BootTest('demo', 'kmemcheck=1', 1, qemu.DEMO_SCENARIO,
+		 must=[KSTR_UNINIT, KSTR_INFOLEAK]),
+)
+
+KUNIT_CMDLINE = 'kunit.enable=1 kmemcheck=1'
+KUNIT_TIMEOUT = 600
+
+
+# ------------------------------------------------------------------------
+# Shared state and helpers
+# ------------------------------------------------------------------------
+
+@dataclass
+class Context:
+	"""What the subcommands share: directories and options."""
+	build_dir: str
+	jobs: int
+	config: str = 'default'
+	tree: str = ''
+	obj: str = ''
+	kernel: str = ''
+
+	@property
+	def logs(self) -> str:
+		return os.path.join(self.build_dir, 'logs')
+
+	def initramfs(self, name: str, script: str) -> str:
+		debs = [d for d in tree.guest_debs(self.build_dir).values() if d]
+		return qemu.build_initramfs(
+			debs, script, os.path.join(self.build_dir, 'initramfs', f'{name}.cpio.gz'))
+
+
+def make_context(args: argparse.Namespace) -> Context:
+	ctx = Context(os.path.abspath(args.build_dir), args.jobs,
+		      getattr(args, 'config', None) or 'default')
+	ctx.obj = tree.obj_dir(ctx.build_dir, ctx.config)
+	ctx.tree = tree.tree_dir(ctx.build_dir)
+	return ctx
+
+
+def prepare_and_build(ctx: Context) -> None:
+	ctx.tree = tree.prepare(ctx.build_dir)
+	ctx.kernel = tree.build(ctx.build_dir, ctx.tree, ctx.config, ctx.jobs)
+
+
+# ------------------------------------------------------------------------
+# Subcommands
+# ------------------------------------------------------------------------
+
+def cmd_deps(ctx: Context, args: argparse.Namespace) -> int:
+	tree.check_deps(ctx.build_dir)
+	print('deps: all present')
+	return 0
+
+
+def cmd_prepare(ctx: Context, args: argparse.Namespace) -> int:
+	tree.prepare(ctx.build_dir)
+	return 0
+
+
+def cmd_refresh(ctx: Context, args: argparse.Namespace) -> int:
+	tree.refresh(ctx.build_dir)
+	return 0
+
+
+def cmd_build(ctx: Context, args: argparse.Namespace) -> int:
+	prepare_and_build(ctx)
+	print(f'build: {ctx.kernel}')
+	return 0
+
+
+def print_report_summary(lines: List[str]) -> None:
+	reports = qemu.kmemcheck_reports(lines)
+	print(f'run: {len(reports)} kmemcheck reports')
+	for (kind, func), n in sorted(Counter(reports).items()):
+		print(f'run:   {n:4d}  {kind} in {func}')
+
+
+def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
+	if args.kernel:
+		ctx.kernel = os.path.abspath(args.kernel)
+	else:
+		prepare_and_build(ctx)
+	script = qemu.SHELL_SCENARIO if args.shell else qemu.DEMO_SCENARIO
+	initrd = ctx.initramfs('shell' if args.shell else 'run', script)
+	cmdline = 'kunit.enable=0 ' + (args.cmdline or 'kmemcheck=1')
+	if args.shell:
+		return qemu.boot_interactive(ctx.kernel, initrd, cmdline, args.smp)
+	log_path = os.path.join(ctx.logs, 'run.log')
+	res = qemu.boot(ctx.kernel, initrd, cmdline, args.smp, args.timeout,
+			log_path, echo=sys.stdout)
+	print(f'run: qemu finished in {res.seconds:.1f} s (console log: {log_path})')
+	print_report_summary(res.lines)
+	why = res.failure()
+	if why:
+		if not sys.stdout.isatty():
+			pass
+		print('--- console tail ---\n' + res.tail(), file=sys.stderr)
+		raise HarnessError(f'run: {why}')
+	return 0
+
+
+# ------------------------------------------------------------------ test ---
+
+@dataclass
+class Result:
+	name: str
+	ok: Optional[bool]  # None: skipped
+	detail: str = ''
+	seconds: float = 0.0
+
+
+class Reporter:
+	"""Prints one line per test and counts."""
+
+	def __init__(self, pattern: Optional[str]) -> None:
+		self.pattern = pattern
+		self.passed = 0
+		self.failed = 0
+
+	def wants(self, name: str) -> bool:
+		return self.pattern is None or fnmatch.fnmatch(name, self.pattern) or \
+			fnmatch.fnmatch(name.split('/', 1)[-1], self.pattern)
+
+	def wants_layer(self, layer: str) -> bool:
+		if self.pattern is None:
+			return True
+		head = self.pattern.split('/', 1)[0]
+		return '/' not in self.pattern or fnmatch.fnmatch(layer, head)
+
+	def report(self, r: Result, tail: str = '') -> None:
+		if r.ok is None:
+			print(f'SKIP {r.name}: {r.detail}', flush=True)
+			return
+		if r.ok:
+			self.passed += 1
+			extra = f' {r.detail}' if r.detail else ''
+			print(f'PASS {r.name} ({r.seconds:.1f} s){extra}', flush=True)
+		else:
+			self.failed += 1
+			if tail:
+				print(tail, flush=True)
+			print(f'FAIL {r.name}: {r.detail}', flush=True)
+
+
+def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
+	path = os.path.join(REPO, DECODER_DIR)
+	for t in HOST_TESTS:
+		name = f'host/{t.name}'
+		if not rep.wants(name):
+			continue
+		if not os.path.isfile(os.path.join(path, 'Makefile')):
+			rep.report(Result(name, None, f'{DECODER_DIR}/Makefile does not exist yet'))
+			continue
+		if t.needs_kernel and not kernel_ok:
+			rep.report(Result(name, False, 'needs the kernel, which did not build'))
+			continue
+		t0 = time.time()
+		proc = tree.run(['make', '-C', path, *t.make_args(ctx)], check=False)
+		log_path = os.path.join(ctx.logs, f'{t.name}.log')
+		with open(log_path, 'w') as f:
+			f.write(proc.stdout)
+		lines = [l for l in proc.stdout.splitlines()
+			 if l.strip() and not l.startswith('make')]
+		last = lines[-1].strip() if lines else ''
+		ok = proc.returncode == 0
+		rep.report(Result(name, ok, (f'[{last}]' if ok else
+					     f'exit {proc.returncode}: {last} (log: {log_path})'),
+				  time.time() - t0),
+			   tail='' if ok else '\n'.join(proc.stdout.splitlines()[-20:]))
+
+
+def _import_kunit_parser(ctx: Context):
+	sys.dont_write_bytecode = True
+	sys.path.insert(0, os.path.join(ctx.tree, 'tools', 'testing', 'kunit'))
+	import kunit_parser  # type: ignore
+	import kunit_printer  # type: ignore
+	# Keep kunit_parser's own progress printing out of our one-line output.
+	kunit_parser.stdout = kunit_printer.Printer(io.StringIO())
+	return kunit_parser
+
+
+def _walk_cases(test, prefix: str = '') -> Iterator[Tuple[str, object]]:
+	"""Leaf test cases as ('suite.case', Test); parameterized cases are leaves."""
+	for sub in test.subtests:
+		name = f'{prefix}.{sub.name}' if prefix else sub.name
+		if sub.subtests and prefix:
+			yield name, sub
+		elif sub.subtests:
+			yield from _walk_cases(sub, name)
+		else:
+			yield name, sub
+
+
+def test_kunit(ctx: Context, rep: Reporter) -> None:
+	if not rep.wants_layer('kunit'):
+		return
+	cmdline = KUNIT_CMDLINE
+	if rep.pattern and rep.pattern.startswith('kunit/'):
+		cmdline += f' kunit.filter_glob={rep.pattern[len("kunit/"):]}'
+	initrd = ctx.initramfs('kunit', 'true\n')
+	res = qemu.boot(ctx.kernel, initrd, cmdline, 1, KUNIT_TIMEOUT,
+			os.path.join(ctx.logs, 'kunit.log'))
+	kp = _import_kunit_parser(ctx)
+	top = kp.parse_run_tests(res.lines)
+	why = res.failure()
+	seen = 0
+	for name, case in _walk_cases(top):
+		full = f'kunit/{name}'
+		if not rep.wants(full):
+			continue
+		seen += 1
+		status = case.status
+		if status == kp.TestStatus.SUCCESS:
+			rep.report(Result(full, True, '', res.seconds))
+		elif status == kp.TestStatus.SKIPPED:
+			rep.report(Result(full, None, 'skipped by the test'))
+		else:
+			detail = [l.strip() for l in case.log if l.strip()][-3:]
+			rep.report(Result(full, False, f'{status.name}: ' + ' | '.join(detail)))
+	if why or not seen:
+		reason = why or ('no KUnit results in the console' if top.name == '<missing>'
+				 else 'no test case matched')
+		rep.report(Result('kunit/boot', False, f'{reason} (log: {res.log_path})'),
+			   tail=res.tail())
+
+
+def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
+	"""Why a boot test failed, or None."""
+	why = res.failure()
+	if why:
+		return why
+	text = '\n'.join(res.lines)
+	for rx in t.must:
+		if not re.search(rx, text, re.M):
+			return f'console lacks /{rx}/'
+	for rx in list(t.must_not) + list(KSTR_NEVER):
+		if rx in t.allowed:
+			continue
+		if rx in KSTR_NEVER and any(re.search(m, text) and re.search(rx, m)
+					    for m in t.must):
+			continue
+		m = re.search(rx, text, re.M)
+		if m:
+			line = text[text.rfind('\n', 0, m.start()) + 1:].split('\n', 1)[0]
+			return f'console has /{rx}/: {line.strip()}'
+	return None
+
+
+def test_boots(ctx: Context, rep: Reporter) -> None:
+	for t in BOOT_TESTS:
+		name = f'boot/{t.name}'
+		if not rep.wants(name):
+			continue
+		initrd = ctx.initramfs(t.name, t.script)
+		res = qemu.boot(ctx.kernel, initrd, f'kunit.enable=0 {t.cmdline}', t.smp,
+				t.timeout, os.path.join(ctx.logs, f'{t.name}.log'))
+		why = check_boot(t, res)
+		if why:
+			rep.report(Result(name, False, f'{why} (log: {res.log_path})', res.seconds),
+				   tail=res.tail())
+		else:
+			rep.report(Result(name, True, '', res.seconds))
+
+
+def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
+	rep = Reporter(args.filter)
+	kernel_ok = False
+	t0 = time.time()
+	try:
+		prepare_and_build(ctx)
+		kernel_ok = True
+		rep.report(Result(f'build/{ctx.config}', True, '', time.time() - t0))
+	except HarnessError as e:
+		rep.report(Result(f'build/{ctx.config}', False, str(e).splitlines()[0]))
+	test_host(ctx, rep, kernel_ok)
+	if kernel_ok:
+		test_kunit(ctx, rep)
+		test_boots(ctx, rep)
+	print(f'{rep.passed} passed, {rep.failed} failed')
+	return 1 if rep.failed else 0
+
+
+# ------------------------------------------------------------------------
+# Command line
+# ------------------------------------------------------------------------
+
+def _global_options(parser: argparse.ArgumentParser, defaults: bool) -> None:
+	"""--build-dir and --jobs, before or after the subcommand."""
+	def default(value):
+		return value if defaults else argparse.SUPPRESS
+	parser.add_argument('--build-dir', default=default(os.path.join(REPO, 'build')),
+			    help='where the tree, objects, logs go (default: <repo>/build)')
+	parser.add_argument('--jobs', type=int, default=default(os.cpu_count() or 1),
+			    help='parallel make jobs (default: number of CPUs)')
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+	parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+	_global_options(parser, defaults=True)
+	common = argparse.ArgumentParser(add_help=False)
+	_global_options(common, defaults=False)
+	sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+
+	sub.add_parser('deps', parents=[common], help='check/install dependencies')
+	sub.add_parser('prepare', parents=[common],
+		       help='unpack 6.12, apply overlay + patches/series')
+	sub.add_parser('refresh', parents=[common],
+		       help='copy changes in the prepared tree back to the repo')
+	configs = list(tree.CONFIGS)
+	p = sub.add_parser('build', parents=[common], help='build a kernel')
+	p.add_argument('--config', choices=configs, default='default')
+	p = sub.add_parser('run', parents=[common], help='boot the demo or a shell')
+	p.add_argument('--config', choices=configs, default='default')
+	p.add_argument('--cmdline', default=None,
+		       help='extra kernel command line (default: kmemcheck=1)')
+	p.add_argument('--kernel', default=None, help='boot this bzImage, build nothing')
+	p.add_argument('--shell', action='store_true', help='interactive busybox shell')
+	p.add_argument('--timeout', type=float, default=qemu.DEFAULT_TIMEOUT,
+		       help='seconds before the guest counts as hung (default: %(default)s)')
+	p.add_argument('--smp', type=int, default=1, help='guest CPUs (default: 1)')
+	p = sub.add_parser('test', parents=[common], help='run all tests')
+	p.add_argument('--filter', default=None,
+		       help='glob on test names, e.g. "boot/*" or "kunit/kmemcheck*"')
+	p.add_argument('--config', choices=configs, default='default')
+	return parser.parse_args(argv)
+
+
+COMMANDS = {
+	'deps': cmd_deps, 'prepare': cmd_prepare, 'refresh': cmd_refresh,
+	'build': cmd_build, 'run': cmd_run, 'test': cmd_test,
+}
+
+
+def main(argv: Sequence[str]) -> int:
+	args = parse_args(argv)
+	ctx = make_context(args)
+	try:
+		tree.check_deps(ctx.build_dir)
+		return COMMANDS[args.command](ctx, args)
+	except HarnessError as e:
+		print(f'kmemcheck.py: error: {e}', file=sys.stderr)
+		return 1
+	except KeyboardInterrupt:
+		print('kmemcheck.py: interrupted', file=sys.stderr)
+		return 130
+
+
+if __name__ == '__main__':
+	sys.exit(main(sys.argv[1:]))

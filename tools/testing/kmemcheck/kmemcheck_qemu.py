@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Guest side of the kmemcheck harness: the busybox initramfs and QEMU boots.
+
+The initramfs is busybox-static:i386 unpacked from its .deb plus an /init
+script that mounts the usual file systems, prints USERSPACE_MARKER, runs a
+scenario script and powers the machine off.  boot() runs qemu-system-i386
+under a deadline, keeps the console in a log and reports how the boot ended.
+"""
+
+import gzip
+import os
+import re
+import selectors
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional, TextIO
+
+USERSPACE_MARKER = 'kmemcheck-harness: userspace up'
+DONE_MARKER = 'kmemcheck-harness: scenario done'
+PANIC_RE = re.compile(r'Kernel panic - not syncing|end Kernel panic')
+BASE_CMDLINE = 'console=ttyS0 panic=-1 init_on_alloc=0'
+DEFAULT_TIMEOUT = 300
+
+INIT = f'''#!/bin/busybox sh
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+echo "{USERSPACE_MARKER}"
+. /scenario.sh
+echo "{DONE_MARKER} rc=$?"
+poweroff -f
+'''
+
+SHELL_SCENARIO = '''echo "kmemcheck-harness: interactive shell; 'poweroff -f' or exit to stop"
+setsid cttyhack sh
+'''
+
+# The demo: provoke one uninit-value and one kernel-infoleak report.
+DEMO_SCENARIO = '''DEMO=/sys/kernel/debug/kmemcheck/demo
+if [ -e $DEMO ]; then
+	echo "kmemcheck-harness: writing uninit to $DEMO"
+	echo uninit > $DEMO
+	echo "kmemcheck-harness: reading $DEMO"
+	cat $DEMO > /dev/null
+else
+	echo "kmemcheck-harness: $DEMO does not exist (kernel without CONFIG_KMEMCHECK_DEMO?)"
+fi
+echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"
+'''
+
+
+# ------------------------------------------------------------ initramfs ---
+
+class CpioWriter:
+	"""Writes a "newc" cpio archive, so device nodes need no mknod."""
+
+	def __init__(self, out) -> None:
+		self.out = out
+		self.ino = 1
+
+	def add(self, name: str, mode: int, data: bytes = b'',
+		rdev: tuple = (0, 0)) -> None:
+		name_b = name.encode() + b'\0'
+		hdr = '070701' + ''.join(f'{v:08x}' for v in (
+			self.ino, mode, 0, 0, 1, 0, len(data), 0, 0,
+			rdev[0], rdev[1], len(name_b), 0))
+		self.ino += 1
+		self.out.write(hdr.encode() + name_b)
+		self.out.write(b'\0' * (-(110 + len(name_b)) % 4))
+		self.out.write(data)
+		self.out.write(b'\0' * (-len(data) % 4))
+
+	def add_tree(self, root: str) -> None:
+		for dirpath, dirnames, filenames in os.walk(root):
+			dirnames.sort()
+			for name in sorted(dirnames) + sorted(filenames):
+				full = os.path.join(dirpath, name)
+				rel = os.path.relpath(full, root)
+				st = os.lstat(full)
+				if stat.S_ISLNK(st.st_mode):
+					self.add(rel, st.st_mode, os.readlink(full).encode())
+				elif stat.S_ISDIR(st.st_mode):
+					self.add(rel, st.st_mode)
+				elif stat.S_ISREG(st.st_mode):
+					with open(full, 'rb') as f:
+						self.add(rel, st.st_mode, f.read())
+
+	def finish(self) -> None:
+		self.add('TRAILER!!!', 0)
+
+
+def build_initramfs(debs: List[str], scenario: str, out_path: str) -> str:
+	"""Writes <out_path> (gzip'd cpio) with busybox, /init and /scenario.sh."""
+	with tempfile.TemporaryDirectory(prefix='kmemcheck-initramfs-') as root:
+		for deb in debs:
+			subprocess.run(['dpkg-deb', '-x', deb, root], check=True)
+		if not os.path.exists(os.path.join(root, 'bin/busybox')):
+			raise RuntimeError('busybox-static .deb has no /bin/busybox')
+		os.makedirs(os.path.dirname(out_path), exist_ok=True)
+		tmp = out_path + '.tmp'
+		with gzip.open(tmp, 'wb', compresslevel=6) as gz:
+			cpio = CpioWriter(gz)
+			cpio.add_tree(root)
+			for d in ('dev', 'proc', 'sys', 'tmp', 'sbin', 'usr', 'usr/bin',
+				  'usr/sbin', 'root', 'etc'):
+				if not os.path.exists(os.path.join(root, d)):
+					cpio.add(d, stat.S_IFDIR | 0o755)
+			cpio.add('dev/console', stat.S_IFCHR | 0o600, rdev=(5, 1))
+			cpio.add('init', stat.S_IFREG | 0o755, INIT.encode())
+			cpio.add('scenario.sh', stat.S_IFREG | 0o755, scenario.encode())
+			cpio.finish()
+		os.replace(tmp, out_path)
+	return out_path
+
+
+# ----------------------------------------------------------------- boot ---
+
+@dataclass
+class BootResult:
+	"""How a boot ended and what the console said."""
+	lines: List[str] = field(default_factory=list)
+	timed_out: bool = False
+	panicked: bool = False
+	reached_userspace: bool = False
+	finished_scenario: bool = False
+	exit_code: Optional[int] = None
+	seconds: float = 0.0
+	log_path: str = ''
+
+	def failure(self) -> Optional[str]:
+		"""One-line reason the boot failed, or None."""
+		if self.panicked:
+			return 'kernel panic'
+		if self.timed_out:
+			return 'guest did not finish in time (hung or too slow)'
+		if not self.reached_userspace:
+			return 'guest never reached userspace'
+		if not self.finished_scenario:
+			return 'guest stopped before the scenario finished'
+		return None
+
+	def tail(self, n: int = 40) -> str:
+		return '\n'.join(self.lines[-n:])
+
+
+def qemu_cmd(kernel: str, initrd: str, cmdline: str, smp: int,
+	     interactive: bool = False) -> List[str]:
+	cmd = ['qemu-system-i386', '-m', '256', '-nographic', '-no-reboot',
+	       '-nic', 'none', '-smp', str(smp),
+	       '-kernel', kernel, '-initrd', initrd,
+	       '-append', f'{BASE_CMDLINE} {cmdline}'.strip()]
+	if not interactive:
+		# No monitor on the console: a stray ^A must not reach it.
+		cmd[cmd.index('-nographic') + 1:cmd.index('-nographic') + 1] = \
+			['-monitor', 'none', '-serial', 'stdio']
+		cmd.remove('-nographic')
+		cmd[1:1] = ['-display', 'none']
+	return cmd
+
+
+def boot(kernel: str, initrd: str, cmdline: str, smp: int, timeout: float,
+	 log_path: str, echo: Optional[TextIO] = None) -> BootResult:
+	"""Boots and waits for QEMU to exit, a panic, or the deadline."""
+	res = BootResult(log_path=log_path)
+	os.makedirs(os.path.dirname(log_path), exist_ok=True)
+	cmd = qemu_cmd(kernel, initrd, cmdline, smp)
+	t0 = time.time()
+	proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+				stderr=subprocess.STDOUT, start_new_session=True)
+	sel = selectors.DefaultSelector()
+	sel.register(proc.stdout, selectors.EVENT_READ)
+	buf = b''
+	panic_deadline = None
+	with open(log_path, 'w') as logf:
+		logf.write(f'$ {" ".join(cmd)}\n')
+		while True:
+			now = time.time()
+			deadline = t0 + timeout
+			if panic_deadline is not None:
+				deadline = min(deadline, panic_deadline)
+			if now >= deadline:
+				res.timed_out = panic_deadline is None or now < panic_deadline
+				break
+			if not sel.select(timeout=min(1.0, deadline - now)):
+				continue
+			chunk = os.read(proc.stdout.fileno(), 65536)
+			if not chunk:
+				break
+			buf += chunk
+			*done, buf = buf.split(b'\n')
+			for raw in done:
+				line = raw.decode('utf-8', 'replace').rstrip('\r')
+				res.lines.append(line)
+				logf.write(line + '\n')
+				if echo is not None:
+					echo.write(line + '\n')
+					echo.flush()
+				if USERSPACE_MARKER in line:
+					res.reached_userspace = True
+				if DONE_MARKER in line:
+					res.finished_scenario = True
+				if PANIC_RE.search(line):
+					res.panicked = True
+					# Let the panic message finish, then stop.
+					panic_deadline = panic_deadline or time.time() + 10
+		if buf:
+			res.lines.append(buf.decode('utf-8', 'replace').rstrip('\r'))
+			logf.write(res.lines[-1] + '\n')
+		if proc.poll() is None:
+			os.killpg(proc.pid, signal.SIGKILL)
+		res.exit_code = proc.wait()
+		res.seconds = time.time() - t0
+		logf.write(f'# qemu exit {res.exit_code} after {res.seconds:.1f} s'
+			   f'{" (timed out)" if res.timed_out else ""}\n')
+	sel.close()
+	proc.stdout.close()
+	return res
+
+
+def boot_interactive(kernel: str, initrd: str, cmdline: str, smp: int) -> int:
+	"""Boots with the console on this terminal; returns QEMU's exit code."""
+	cmd = qemu_cmd(kernel, initrd, cmdline, smp, interactive=True)
+	print('$ ' + ' '.join(cmd), flush=True)
+	return subprocess.call(cmd)
+
+
+# ------------------------------------------------------------- reports ---
+
+REPORT_RE = re.compile(r'BUG: KMEMCHECK: (\S+) in (\S+)')
+
+
+def kmemcheck_reports(lines: List[str]) -> List[tuple]:
+	"""(type, function) of every kmemcheck report title in the console."""
+	out = []
+	for line in lines:
+		m = REPORT_RE.search(line)
+		if m:
+			out.append((m.group(1), m.group(2).split('+')[0]))
+	return out

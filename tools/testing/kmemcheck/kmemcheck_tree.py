@@ -1,0 +1,727 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Host side of the kmemcheck harness: dependencies, the prepared tree, builds.
+
+The repository holds kmemcheck as new files at their kernel-tree paths (the
+"overlay") plus a quilt-style series of patches to existing 6.12 files.
+prepare() turns the Debian linux-source-6.12 tarball into a git tree whose
+base commit (tag "base") is pristine and whose uncommitted changes are exactly
+ours; refresh() copies changes made in that tree back into the repository;
+build() configures from fragments and builds out of tree.
+"""
+
+import fnmatch
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
+HARNESS_DIR = 'tools/testing/kmemcheck'
+CONFIGS_DIR = os.path.join(REPO, HARNESS_DIR, 'configs')
+
+TARBALL = '/usr/src/linux-source-6.12.tar.xz'
+SOURCE_PACKAGE = 'linux-source-6.12'
+
+# The new files of kmemcheck: directories (trailing '/') and single files.
+# Everything git tracks under these in the repository is copied into the tree.
+OVERLAY = (
+	'mm/kmemcheck/',
+	'arch/x86/mm/kmemcheck/',
+	'arch/x86/include/asm/kmemcheck.h',
+	'include/linux/kmemcheck.h',
+	'lib/Kconfig.kmemcheck',
+	'Documentation/dev-tools/kmemcheck.rst',
+	HARNESS_DIR + '/',
+)
+
+MAINTAINERS_SECTION = 'KMEMCHECK'
+
+# Named configurations: fragments of configs/, merged in this order on top of
+# "make ARCH=i386 tinyconfig".  Fragments listed in OPTIONAL_FRAGMENTS may
+# name symbols the tree does not have (yet): those only warn.
+CONFIGS: Dict[str, Tuple[str, ...]] = {
+	'default': ('base', 'smp', 'kunit', 'kmemcheck'),
+	'nokmemcheck': ('base', 'smp', 'kunit', 'nokmemcheck'),
+	'up': ('base', 'kunit', 'kmemcheck'),
+	'debug': ('base', 'smp', 'kunit', 'kmemcheck', 'debuginfo'),
+}
+OPTIONAL_FRAGMENTS = ('kmemcheck', 'nokmemcheck')
+
+# Host packages: (command or file that proves it is there, Debian package).
+HOST_DEPS = (
+	(TARBALL, SOURCE_PACKAGE),
+	('qemu-system-i386', 'qemu-system-x86'),
+	('flex', 'flex'),
+	('bison', 'bison'),
+	('bc', 'bc'),
+	('/usr/include/libelf.h', 'libelf-dev'),
+	('/usr/include/openssl/ssl.h', 'libssl-dev'),
+	('cpio', 'cpio'),
+	('gcc', 'gcc'),
+	('make', 'make'),
+	('python3', 'python3'),
+	('sparse', 'sparse'),
+	('patch', 'patch'),
+	('git', 'git'),
+	('gzip', 'gzip'),
+	('dpkg-deb', 'dpkg'),
+	('objdump', 'binutils'),
+	('perl', 'perl'),
+)
+GUEST_DEBS = ('busybox-static',)
+
+# Untracked files of the prepared tree that are not ours to refresh.
+UNTRACKED_IGNORE = ('-x', '__pycache__', '-x', '*.pyc', '-x', '.*.swp', '-x', '*~')
+
+GIT_ID = ('-c', 'user.name=kmemcheck harness',
+	  '-c', 'user.email=kmemcheck@example.org')
+
+
+class HarnessError(Exception):
+	"""A failure explained in one line; the CLI prints it and exits 1."""
+
+
+def log(msg: str) -> None:
+	print(msg, flush=True)
+
+
+def run(cmd: Sequence[str], cwd: Optional[str] = None, check: bool = True,
+	capture: bool = True, input: Optional[str] = None) -> subprocess.CompletedProcess:
+	"""Runs a command, capturing its output as text."""
+	proc = subprocess.run(list(cmd), cwd=cwd, input=input, text=True,
+			      stdout=subprocess.PIPE if capture else None,
+			      stderr=subprocess.STDOUT if capture else None)
+	if check and proc.returncode:
+		out = (proc.stdout or '').strip().splitlines()[-20:]
+		raise HarnessError(f'{" ".join(cmd)} failed (exit {proc.returncode})'
+				   + ('\n' + '\n'.join(out) if out else ''))
+	return proc
+
+
+def git(tree: str, *args: str, check: bool = True) -> str:
+	return run(('git', *GIT_ID, *args), cwd=tree, check=check).stdout
+
+
+# ---------------------------------------------------------------- deps ---
+
+def _have(probe: str) -> bool:
+	if probe.startswith('/'):
+		return os.path.exists(probe)
+	return shutil.which(probe) is not None
+
+
+def guest_apt_options(build_dir: str) -> List[str]:
+	"""apt options that fetch i386 packages with private state only."""
+	state = os.path.join(build_dir, 'apt-i386')
+	return ['-o', 'APT::Architecture=i386', '-o', 'APT::Architectures::=i386',
+		'-o', f'Dir::State::Lists={state}/lists',
+		'-o', f'Dir::Cache={state}/cache',
+		'-o', 'Dir::State::status=/dev/null']
+
+
+def guest_debs(build_dir: str) -> Dict[str, Optional[str]]:
+	"""Maps each guest package to its downloaded .deb, or None."""
+	debs_dir = os.path.join(build_dir, 'debs')
+	found: Dict[str, Optional[str]] = {}
+	for pkg in GUEST_DEBS:
+		found[pkg] = None
+		if os.path.isdir(debs_dir):
+			for name in sorted(os.listdir(debs_dir)):
+				if name.startswith(pkg + '_') and name.endswith('_i386.deb'):
+					found[pkg] = os.path.join(debs_dir, name)
+	return found
+
+
+def _download_guest_debs(build_dir: str, missing: List[str]) -> None:
+	state = os.path.join(build_dir, 'apt-i386')
+	for sub in ('lists/partial', 'cache/archives/partial'):
+		os.makedirs(os.path.join(state, sub), exist_ok=True)
+	debs_dir = os.path.join(build_dir, 'debs')
+	os.makedirs(debs_dir, exist_ok=True)
+	opts = guest_apt_options(build_dir)
+	log('deps: fetching i386 package lists (private apt state)')
+	run(['apt-get', *opts, 'update'])
+	log(f'deps: downloading {" ".join(missing)}:i386 into {debs_dir}')
+	run(['apt-get', *opts, 'download', *missing], cwd=debs_dir)
+
+
+def check_deps(build_dir: str, install: bool = True) -> None:
+	"""Checks host packages and the i386 guest userland; installs as root."""
+	missing = sorted({pkg for probe, pkg in HOST_DEPS if not _have(probe)})
+	if missing:
+		cmd = ['apt-get', 'install', '-y', *missing]
+		if os.geteuid() != 0 or not install:
+			raise HarnessError('missing packages; run as root: '
+					   + ' '.join(cmd))
+		log('deps: ' + ' '.join(cmd))
+		if run(cmd, check=False, capture=False).returncode:
+			run(['apt-get', 'update'], capture=False)
+			run(cmd, capture=False)
+	missing_debs = [p for p, deb in guest_debs(build_dir).items() if not deb]
+	if missing_debs:
+		_download_guest_debs(build_dir, missing_debs)
+		still = [p for p, deb in guest_debs(build_dir).items() if not deb]
+		if still:
+			raise HarnessError(f'could not download {" ".join(still)}:i386 '
+					   f'into {build_dir}/debs')
+
+
+# ------------------------------------------------------------ versions ---
+
+def tree_version(tree: str) -> str:
+	"""VERSION.PATCHLEVEL.SUBLEVEL from the tree's Makefile."""
+	fields = {}
+	with open(os.path.join(tree, 'Makefile')) as f:
+		for line in f:
+			m = re.match(r'(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(\S*)', line)
+			if m:
+				fields[m.group(1)] = m.group(2)
+			if len(fields) == 4:
+				break
+	return '{VERSION}.{PATCHLEVEL}.{SUBLEVEL}{EXTRAVERSION}'.format(
+		**{k: fields.get(k, '') for k in
+		   ('VERSION', 'PATCHLEVEL', 'SUBLEVEL', 'EXTRAVERSION')})
+
+
+def package_version() -> str:
+	proc = run(['dpkg-query', '-W', '-f=${Version}', SOURCE_PACKAGE], check=False)
+	return proc.stdout.strip() if proc.returncode == 0 else 'unknown'
+
+
+def base_description(tree: str) -> str:
+	return (f'Linux {tree_version(tree)} '
+		f'(Debian {SOURCE_PACKAGE} {package_version()})')
+
+
+# ------------------------------------------------------------- overlay ---
+
+def is_overlay(path: str) -> bool:
+	return any(path.startswith(p) if p.endswith('/') else path == p
+		   for p in OVERLAY)
+
+
+def overlay_files() -> List[str]:
+	"""Every git-tracked file of the repository under the overlay paths."""
+	out = git(REPO, 'ls-files', '-z', '--', *[p.rstrip('/') for p in OVERLAY])
+	return sorted(p for p in out.split('\0')
+		      if p and is_overlay(p) and os.path.isfile(os.path.join(REPO, p)))
+
+
+# ------------------------------------------------------------- patches ---
+
+@dataclass
+class Patch:
+	"""One patch of patches/series and the files it touches."""
+	name: str
+	path: str
+	files: List[str] = field(default_factory=list)
+
+
+def read_series() -> List[Patch]:
+	"""Parses patches/series; a missing series means no patches."""
+	series = os.path.join(REPO, 'patches', 'series')
+	if not os.path.exists(series):
+		return []
+	patches = []
+	with open(series) as f:
+		for line in f:
+			name = line.split('#', 1)[0].strip()
+			if not name:
+				continue
+			path = os.path.join(REPO, 'patches', name.split()[0])
+			if not os.path.exists(path):
+				raise HarnessError(f'patches/series names {name}, '
+						   'which does not exist')
+			patches.append(Patch(name.split()[0], path, patch_files(path)))
+	return patches
+
+
+def patch_files(path: str) -> List[str]:
+	"""Files a patch touches, from its ---/+++ lines."""
+	files: List[str] = []
+	with open(path, errors='replace') as f:
+		lines = f.read().splitlines()
+	for i, line in enumerate(lines):
+		if not line.startswith('+++ ') or i == 0 or not lines[i - 1].startswith('--- '):
+			continue
+		new = line[4:].split('\t')[0].strip()
+		old = lines[i - 1][4:].split('\t')[0].strip()
+		name = new if new != '/dev/null' else old
+		name = name.split('/', 1)[1] if '/' in name else name
+		if name not in files:
+			files.append(name)
+	return files
+
+
+def _patch_failure(patch: Patch, output: str) -> str:
+	"""One line naming the patch, the file and the hunk that failed."""
+	current = '?'
+	for line in output.splitlines():
+		m = re.match(r'(?:patching|checking) file (.*)', line)
+		if m:
+			current = m.group(1).strip().strip("'")
+			continue
+		m = re.match(r'(Hunk #\d+ FAILED at \d+.*?)\.?$', line)
+		if m:
+			return f'patch {patch.name} does not apply: {current}: {m.group(1)}'
+		if 'Reversed (or previously applied) patch detected' in line:
+			return (f'patch {patch.name} does not apply: {current}: '
+				'already applied or reversed')
+		if "can't find file to patch" in line or 'No file to patch' in line:
+			return f'patch {patch.name} does not apply: a file it patches does not exist'
+		if 'Only garbage was found' in line or 'malformed patch' in line:
+			return f'patch {patch.name} is malformed: {line.strip()}'
+	last = output.strip().splitlines()[-1:] or ['no output']
+	return f'patch {patch.name} does not apply: {last[0]}'
+
+
+def apply_patch(patch: Patch, tree: str) -> None:
+	cmd = ['patch', '-p1', '--forward', '--no-backup-if-mismatch', '-s',
+	       '-i', patch.path, '-d', tree]
+	for dry in (True, False):
+		proc = subprocess.run(cmd + (['--dry-run', '--verbose'] if dry else []),
+				      text=True, stdout=subprocess.PIPE,
+				      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+		if proc.returncode:
+			raise HarnessError(_patch_failure(patch, proc.stdout))
+
+
+# ---------------------------------------------------------- MAINTAINERS ---
+
+def _sections(text: str) -> List[str]:
+	return re.split(r'\n(?=\n)', text)
+
+
+def _section_title(block: str) -> Optional[str]:
+	lines = block.strip('\n').split('\n')
+	if len(lines) >= 2 and re.match(r'[A-Z]:\t', lines[1]) and lines[0].strip():
+		return lines[0]
+	return None
+
+
+def merge_maintainers(base_text: str, ours: str) -> str:
+	"""Inserts our section into MAINTAINERS in alphabetical position.
+
+	The file is not perfectly sorted, so go right after the section with
+	the greatest title below ours rather than before the first one above.
+	"""
+	ours = ours.strip('\n')
+	title = ours.split('\n', 1)[0].upper()
+	blocks = _sections(base_text)
+	best, best_title = None, ''
+	for i, block in enumerate(blocks):
+		t = _section_title(block)
+		if t is not None and best_title <= t.upper() < title:
+			best, best_title = i, t.upper()
+	if best is None:
+		raise HarnessError('MAINTAINERS: found no place for our section')
+	blocks.insert(best + 1, '\n' + ours)
+	return '\n'.join(blocks)
+
+
+def extract_maintainers(text: str) -> Optional[str]:
+	for block in _sections(text):
+		if _section_title(block) == MAINTAINERS_SECTION:
+			return block.strip('\n') + '\n'
+	return None
+
+
+# ------------------------------------------------------------- prepare ---
+
+def tree_dir(build_dir: str) -> str:
+	return os.path.join(build_dir, 'linux')
+
+
+def _base_stamp() -> str:
+	st = os.stat(TARBALL)
+	return f'{TARBALL} {st.st_size} {int(st.st_mtime)} {package_version()}\n'
+
+
+def _create_base(tree: str, stamp_path: str) -> None:
+	if os.path.exists(tree):
+		shutil.rmtree(tree)
+	os.makedirs(tree)
+	t0 = time.time()
+	log(f'prepare: unpacking {TARBALL} into {tree}')
+	run(['tar', '-xf', TARBALL, '--strip-components=1', '-C', tree])
+	log('prepare: committing the pristine tree as tag "base" (takes a while)')
+	git(tree, 'init', '-q')
+	git(tree, 'config', 'core.autocrlf', 'false')
+	git(tree, 'config', 'gc.auto', '0')
+	git(tree, 'add', '-A', '-f', '.')
+	git(tree, 'commit', '-q', '--no-verify', '-m',
+	    f'Pristine {base_description(tree)}')
+	git(tree, 'tag', 'base')
+	with open(stamp_path, 'w') as f:
+		f.write(_base_stamp())
+	log(f'prepare: base created in {time.time() - t0:.0f} s')
+
+
+def _base_ok(tree: str, stamp_path: str) -> bool:
+	try:
+		with open(stamp_path) as f:
+			if f.read() != _base_stamp():
+				return False
+	except OSError:
+		return False
+	return git(tree, 'rev-parse', '-q', '--verify', 'base^{commit}',
+		   check=False).strip() != ''
+
+
+def _read(path: str) -> Optional[bytes]:
+	try:
+		with open(path, 'rb') as f:
+			return f.read()
+	except FileNotFoundError:
+		return None
+
+
+def _write_if_changed(path: str, data: bytes, mode: Optional[int] = None) -> bool:
+	if _read(path) == data and (mode is None or
+				    (os.stat(path).st_mode & 0o777) == mode):
+		return False
+	os.makedirs(os.path.dirname(path), exist_ok=True)
+	if os.path.lexists(path) and not os.path.isfile(path):
+		shutil.rmtree(path) if os.path.isdir(path) else os.unlink(path)
+	with open(path, 'wb') as f:
+		f.write(data)
+	if mode is not None:
+		os.chmod(path, mode)
+	return True
+
+
+def changed_files(tree: str) -> Tuple[List[str], List[str]]:
+	"""Files differing from base: (tracked-but-changed-or-deleted, new)."""
+	changed = git(tree, 'diff', '--name-only', '-z', '--no-renames', 'base')
+	# Not --exclude-standard: Debian's top-level .gitignore ignores "/*".
+	new = git(tree, 'ls-files', '-z', '--others', *UNTRACKED_IGNORE)
+	return ([p for p in changed.split('\0') if p],
+		[p for p in new.split('\0') if p])
+
+
+def _base_blob(tree: str, path: str) -> Optional[bytes]:
+	proc = subprocess.run(['git', 'show', f'base:{path}'], cwd=tree,
+			      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+	return proc.stdout if proc.returncode == 0 else None
+
+
+def desired_changes(tree: str, patches: List[Patch]) -> Dict[str, Tuple[Optional[bytes], int]]:
+	"""What the tree must hold besides base: path -> (content or None=absent, mode)."""
+	want: Dict[str, Tuple[Optional[bytes], int]] = {}
+	owner: Dict[str, str] = {}
+	for p in patches:
+		for f in p.files:
+			if f in owner:
+				log(f'prepare: warning: {f} is patched by both {owner[f]} '
+				    f'and {p.name}; refresh needs one patch per file')
+			owner.setdefault(f, p.name)
+	with tempfile.TemporaryDirectory(prefix='kmemcheck-stage-') as stage:
+		for f in owner:
+			blob = _base_blob(tree, f)
+			if blob is not None:
+				_write_if_changed(os.path.join(stage, f), blob,
+						  os.stat(os.path.join(tree, f)).st_mode & 0o777
+						  if os.path.exists(os.path.join(tree, f)) else None)
+		for p in patches:
+			apply_patch(p, stage)
+		for f in owner:
+			path = os.path.join(stage, f)
+			data = _read(path)
+			want[f] = (data, os.stat(path).st_mode & 0o777 if data is not None else 0)
+	for f in overlay_files():
+		src = os.path.join(REPO, f)
+		want[f] = (_read(src), os.stat(src).st_mode & 0o777)
+	ours = _read(os.path.join(REPO, 'MAINTAINERS'))
+	if ours:
+		base = _base_blob(tree, 'MAINTAINERS') or b''
+		want['MAINTAINERS'] = (merge_maintainers(base.decode(), ours.decode()).encode(),
+				       0o644)
+	return want
+
+
+def prepare(build_dir: str) -> str:
+	"""Creates or updates <build>/linux; returns its path."""
+	tree = tree_dir(build_dir)
+	stamp = os.path.join(build_dir, 'base.stamp')
+	t0 = time.time()
+	if not _base_ok(tree, stamp):
+		_create_base(tree, stamp)
+	patches = read_series()
+	want = desired_changes(tree, patches)
+	changed, new = changed_files(tree)
+	written = 0
+	for path in sorted(set(changed) | set(new) | set(want)):
+		full = os.path.join(tree, path)
+		if path in want:
+			data, mode = want[path]
+		else:
+			data = _base_blob(tree, path)
+			mode = 0o644
+			if data is not None:
+				git(tree, 'checkout', '-q', 'base', '--', path)
+				written += 1
+				continue
+		if data is None:
+			if os.path.lexists(full):
+				os.unlink(full)
+				written += 1
+			continue
+		written += _write_if_changed(full, data, mode)
+	# Leave the index at base so "git diff base" and "git status" show us.
+	git(tree, 'reset', '-q', 'base')
+	new_files = [p for p, (data, _) in want.items()
+		     if data is not None and _base_blob(tree, p) is None]
+	if new_files:
+		git(tree, 'add', '-N', '-f', '--', *new_files)
+	log(f'prepare: {tree}: {len(patches)} patches, {len(overlay_files())} '
+	    f'overlay files, {written} files written ({time.time() - t0:.1f} s)')
+	log(f'prepare: base is {base_description(tree)}')
+	return tree
+
+
+# ------------------------------------------------------------- refresh ---
+
+def _diff_body(text: str) -> Tuple[str, str]:
+	"""Splits a patch into (header, diff); the diff starts at 'diff --git'/'---'."""
+	lines = text.splitlines(keepends=True)
+	for i, line in enumerate(lines):
+		if line.startswith('diff --git') or line.rstrip('\n') == '---' or \
+		   line.startswith('--- '):
+			return ''.join(lines[:i]), ''.join(lines[i:])
+	return text, ''
+
+
+def _normalize(diff: str) -> List[str]:
+	out = []
+	for line in diff.splitlines():
+		if line.startswith('index ') or line.startswith('diff --git'):
+			continue
+		if line.startswith('@@'):
+			line = line.split('@@')[1]
+		out.append(line)
+	return out
+
+
+def _only_diff(body: str) -> str:
+	i = body.find('diff --git')
+	return body[i:] if i >= 0 else body
+
+
+def regenerate_patch(tree: str, patch: Patch) -> bool:
+	"""Rewrites one patch from the tree; returns True if it changed."""
+	with open(patch.path) as f:
+		old = f.read()
+	header, body = _diff_body(old)
+	m = re.search(r'^index ([0-9a-f]+)\.\.', body, re.M)
+	abbrev = str(len(m.group(1))) if m else '9'
+	diff = git(tree, 'diff', f'--abbrev={abbrev}', '--no-renames', 'base', '--',
+		   *patch.files)
+	if _normalize(_only_diff(body)) == _normalize(diff):
+		return False
+	stat = git(tree, 'diff', '--stat=72', '--summary', '--no-renames', 'base', '--',
+		   *patch.files)
+	with open(patch.path, 'w') as f:
+		f.write(header + '---\n' + stat + '\n' + diff)
+	return True
+
+
+def refresh(build_dir: str) -> None:
+	"""Copies the prepared tree's changes back into the repository."""
+	tree = tree_dir(build_dir)
+	if not os.path.isdir(os.path.join(tree, '.git')):
+		raise HarnessError(f'no prepared tree at {tree}: run prepare first')
+	changed, new = changed_files(tree)
+	patches = read_series()
+	owner = {}
+	for p in patches:
+		for f in p.files:
+			if f in owner and owner[f] != p.name:
+				raise HarnessError(f'{f} is in both {owner[f]} and {p.name}; '
+						   'one file must belong to one patch')
+			owner[f] = p.name
+	stray, dirty, copied = [], set(), 0
+	for path in sorted(set(changed) | set(new)):
+		if is_overlay(path):
+			src, dst = os.path.join(tree, path), os.path.join(REPO, path)
+			if os.path.exists(src):
+				copied += _write_if_changed(dst, _read(src) or b'',
+							    os.stat(src).st_mode & 0o777)
+			elif os.path.exists(dst):
+				os.unlink(dst)
+				copied += 1
+		elif path == 'MAINTAINERS':
+			section = extract_maintainers(_read(os.path.join(tree, path)).decode())
+			if section is None:
+				raise HarnessError(f'{tree}/MAINTAINERS has no {MAINTAINERS_SECTION} section')
+			copied += _write_if_changed(os.path.join(REPO, 'MAINTAINERS'),
+						    section.encode())
+		elif path in owner:
+			dirty.add(owner[path])
+		else:
+			stray.append(path)
+	# Overlay files deleted in the tree do not show in "git diff base".
+	for path in overlay_files():
+		if not os.path.exists(os.path.join(tree, path)):
+			os.unlink(os.path.join(REPO, path))
+			copied += 1
+	if stray:
+		raise HarnessError('changed files that belong to no patch and are not '
+				   'in the overlay (add them to a patch in patches/ or to '
+				   'the overlay list in kmemcheck_tree.py): ' + ' '.join(stray))
+	# A patch whose files all went back to base must become empty too.
+	for p in patches:
+		if p.name not in dirty and any(f in owner for f in p.files):
+			dirty.add(p.name)
+	rewritten = [p.name for p in patches if p.name in dirty and regenerate_patch(tree, p)]
+	log(f'refresh: {copied} overlay/MAINTAINERS files updated, '
+	    f'{len(rewritten)} patches rewritten' +
+	    (': ' + ' '.join(rewritten) if rewritten else ''))
+
+
+# --------------------------------------------------------------- build ---
+
+def obj_dir(build_dir: str, config: str) -> str:
+	return os.path.join(build_dir, f'obj-{config}')
+
+
+def fragment_paths(config: str) -> List[str]:
+	if config not in CONFIGS:
+		raise HarnessError(f'unknown config {config!r}; known: {", ".join(CONFIGS)}')
+	return [os.path.join(CONFIGS_DIR, f'{name}.config') for name in CONFIGS[config]]
+
+
+def _parse_fragment(path: str) -> Dict[str, str]:
+	"""CONFIG_X -> value ('n' for '# CONFIG_X is not set')."""
+	syms = {}
+	with open(path) as f:
+		for line in f:
+			line = line.strip()
+			m = re.match(r'(CONFIG_\w+)=(.*)', line)
+			if m:
+				syms[m.group(1)] = m.group(2)
+			m = re.match(r'# (CONFIG_\w+) is not set', line)
+			if m:
+				syms[m.group(1)] = 'n'
+	return syms
+
+
+def _kconfig_symbols(tree: str, names: List[str]) -> set:
+	"""The subset of names that some Kconfig file of the tree defines."""
+	proc = run(['git', 'grep', '-h', '--untracked', '-E', '-o',
+		    r'^\s*(menu)?config\s+\w+', '--', '*Kconfig*'],
+		   cwd=tree, check=False)
+	defined = {l.split()[-1] for l in proc.stdout.splitlines()}
+	return {n for n in names if n[len('CONFIG_'):] in defined}
+
+
+def check_config(tree: str, obj: str, config: str) -> List[str]:
+	"""Compares the fragments with .config; returns errors, prints warnings."""
+	final = _parse_fragment(os.path.join(obj, '.config'))
+	wanted: List[Tuple[str, str, str]] = []
+	for frag in fragment_paths(config):
+		name = os.path.basename(frag)[:-len('.config')]
+		wanted += [(name, s, v) for s, v in _parse_fragment(frag).items()]
+	bad = [(f, s, v) for f, s, v in wanted if final.get(s, 'n') != v]
+	if not bad:
+		return []
+	exists = _kconfig_symbols(tree, [s for _, s, _ in bad])
+	errors = []
+	for frag, sym, val in bad:
+		got = final.get(sym, 'n')
+		what = f'{sym}={val} ({frag}.config) did not stick: .config has {sym}={got}'
+		if sym not in exists:
+			what = f'{sym}={val} ({frag}.config): no such symbol in this tree'
+		if frag in OPTIONAL_FRAGMENTS and sym not in exists:
+			log(f'build: warning: {what}')
+		else:
+			errors.append(what)
+	return errors
+
+
+def _config_stamp(config: str, tree: str) -> str:
+	h = hashlib.sha256()
+	for frag in fragment_paths(config):
+		h.update(frag.encode() + b'\0' + (_read(frag) or b'') + b'\0')
+	h.update(tree_version(tree).encode())
+	return h.hexdigest()
+
+
+def make_cmd(tree: str, obj: str, jobs: int, *targets: str) -> List[str]:
+	return ['make', '-C', tree, f'O={obj}', 'ARCH=i386', f'-j{jobs}', *targets]
+
+
+def _run_logged(cmd: List[str], logf, cwd: Optional[str] = None) -> int:
+	logf.write(f'$ {" ".join(cmd)}\n')
+	logf.flush()
+	return subprocess.run(cmd, cwd=cwd, stdout=logf, stderr=subprocess.STDOUT,
+			      stdin=subprocess.DEVNULL).returncode
+
+
+def _fail_with_log(log_path: str, msg: str) -> None:
+	with open(log_path, errors='replace') as f:
+		tail = f.read().splitlines()[-40:]
+	print('\n'.join(tail), file=sys.stderr)
+	raise HarnessError(f'{msg} (full log: {log_path})')
+
+
+def configure(tree: str, obj: str, config: str, jobs: int, logf, log_path: str) -> None:
+	frags = fragment_paths(config)
+	log(f'build: configuring {config}: tinyconfig + '
+	    + ' '.join(os.path.basename(f) for f in frags))
+	steps = [
+		make_cmd(tree, obj, jobs, 'tinyconfig'),
+		[os.path.join(tree, 'scripts/kconfig/merge_config.sh'), '-m', '-O', obj,
+		 os.path.join(obj, '.config'), *frags],
+		make_cmd(tree, obj, jobs, 'olddefconfig'),
+	]
+	for cmd in steps:
+		if _run_logged(cmd, logf, cwd=tree):
+			logf.flush()
+			_fail_with_log(log_path, f'configuring {config} failed')
+
+
+def build(build_dir: str, tree: str, config: str, jobs: int) -> str:
+	"""Configures (when fragments changed) and builds; returns bzImage's path."""
+	obj = obj_dir(build_dir, config)
+	logs = os.path.join(build_dir, 'logs')
+	os.makedirs(obj, exist_ok=True)
+	os.makedirs(logs, exist_ok=True)
+	log_path = os.path.join(logs, f'build-{config}.log')
+	stamp_path = os.path.join(obj, '.kmemcheck-config.stamp')
+	stamp = _config_stamp(config, tree)
+	t0 = time.time()
+	with open(log_path, 'w') as logf:
+		fresh = _read(stamp_path) == stamp.encode() and \
+			os.path.exists(os.path.join(obj, '.config'))
+		if fresh:
+			# syncconfig inside make picks up Kconfig changes; redo the
+			# whole config step only if the fragments no longer stick.
+			_run_logged(make_cmd(tree, obj, jobs, 'olddefconfig'), logf, cwd=tree)
+			if check_config(tree, obj, config):
+				fresh = False
+		if not fresh:
+			configure(tree, obj, config, jobs, logf, log_path)
+			errors = check_config(tree, obj, config)
+			for e in errors:
+				log(f'build: error: {e}')
+			if errors:
+				raise HarnessError(f'{len(errors)} config options of {config} '
+						   'did not stick (see above)')
+			with open(stamp_path, 'w') as f:
+				f.write(stamp)
+		targets = ['bzImage']
+		if 'CONFIG_MODULES' in _parse_fragment(os.path.join(obj, '.config')):
+			targets.append('modules')
+		log(f'build: make -j{jobs} {" ".join(targets)} in {obj} (log: {log_path})')
+		if _run_logged(make_cmd(tree, obj, jobs, *targets), logf, cwd=tree):
+			logf.flush()
+			_fail_with_log(log_path, f'building {config} failed')
+	log(f'build: {config} of {base_description(tree)} built in '
+	    f'{time.time() - t0:.0f} s')
+	return os.path.join(obj, 'arch/x86/boot/bzImage')
