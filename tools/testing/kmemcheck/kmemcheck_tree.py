@@ -207,10 +207,13 @@ def is_overlay(path: str) -> bool:
 
 
 def overlay_files() -> List[str]:
-	"""Every git-tracked file of the repository under the overlay paths."""
-	out = git(REPO, 'ls-files', '-z', '--', *[p.rstrip('/') for p in OVERLAY])
-	return sorted(p for p in out.split('\0')
-		      if p and is_overlay(p) and os.path.isfile(os.path.join(REPO, p)))
+	"""Every file of the repository under the overlay paths that git tracks
+	or would track (new files count before they are committed; ignored
+	build products do not)."""
+	out = git(REPO, 'ls-files', '-z', '--cached', '--others', '--exclude-standard',
+		  '--', *[p.rstrip('/') for p in OVERLAY])
+	return sorted({p for p in out.split('\0')
+		       if p and is_overlay(p) and os.path.isfile(os.path.join(REPO, p))})
 
 
 # ------------------------------------------------------------- patches ---
@@ -545,7 +548,13 @@ def refresh(build_dir: str) -> None:
 				raise HarnessError(f'{f} is in both {owner[f]} and {p.name}; '
 						   'one file must belong to one patch')
 			owner[f] = p.name
-	stray, dirty, copied = [], set(), 0
+	stray = [p for p in sorted(set(changed) | set(new))
+		 if not is_overlay(p) and p != 'MAINTAINERS' and p not in owner]
+	if stray:
+		raise HarnessError('changed files that belong to no patch and are not '
+				   'in the overlay (add them to a patch in patches/ or to '
+				   'the overlay list in kmemcheck_tree.py): ' + ' '.join(stray))
+	dirty, copied = set(), 0
 	for path in sorted(set(changed) | set(new)):
 		if is_overlay(path):
 			src, dst = os.path.join(tree, path), os.path.join(REPO, path)
@@ -561,19 +570,13 @@ def refresh(build_dir: str) -> None:
 				raise HarnessError(f'{tree}/MAINTAINERS has no {MAINTAINERS_SECTION} section')
 			copied += _write_if_changed(os.path.join(REPO, 'MAINTAINERS'),
 						    section.encode())
-		elif path in owner:
-			dirty.add(owner[path])
 		else:
-			stray.append(path)
+			dirty.add(owner[path])
 	# Overlay files deleted in the tree do not show in "git diff base".
 	for path in overlay_files():
 		if not os.path.exists(os.path.join(tree, path)):
 			os.unlink(os.path.join(REPO, path))
 			copied += 1
-	if stray:
-		raise HarnessError('changed files that belong to no patch and are not '
-				   'in the overlay (add them to a patch in patches/ or to '
-				   'the overlay list in kmemcheck_tree.py): ' + ' '.join(stray))
 	# A patch whose files all went back to base must become empty too.
 	for p in patches:
 		if p.name not in dirty and any(f in owner for f in p.files):
