@@ -600,11 +600,24 @@ static unsigned long bit_string_address(const struct insn *insn,
 }
 
 /* The table entry for a ModRM instruction, or NULL if unknown. */
-static const struct op_desc *lookup(const struct insn *insn)
+static const struct op_desc *lookup(struct insn *insn)
 {
 	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
 	const struct op_desc *op;
 	int pfx;
+
+	if (insn->vex_prefix.nbytes) {
+		/*
+		 * AVX, as in xor_avx.h: the 0f map only, with the SSE
+		 * opcodes' shapes; VEX.pp is the mandatory prefix.  No EVEX.
+		 */
+		if (insn->vex_prefix.nbytes > 3 || insn_vex_m_bits(insn) != 1)
+			return NULL;
+		op = &two_byte[insn->opcode.bytes[0]];
+		if (op->kind != OP_SIMD)
+			return NULL;
+		return &simd[op->size][insn_vex_p_bits(insn)];
+	}
 
 	if (insn->opcode.nbytes == 1) {
 		op = &one_byte[insn->opcode.bytes[0]];
@@ -641,6 +654,7 @@ int kmemcheck_decode_insn(struct insn *insn, struct pt_regs *regs,
 			  struct kmemcheck_insn *out)
 {
 	const struct op_desc *op;
+	unsigned int size;
 	unsigned long addr;
 	u8 op0, op1;
 	u32 sp_bias = 0;
@@ -650,14 +664,13 @@ int kmemcheck_decode_insn(struct insn *insn, struct pt_regs *regs,
 	out->flags = 0;
 	out->nr = 0;
 
-	/* 16-bit addressing (0x67) and VEX are never used on the heap. */
-	if (!insn->length || insn->x86_64 || insn->addr_bytes != 4 ||
-	    insn->vex_prefix.nbytes)
+	/* 16-bit addressing (0x67) is never used on the heap. */
+	if (!insn->length || insn->x86_64 || insn->addr_bytes != 4)
 		return -EOPNOTSUPP;
 
 	op0 = insn->opcode.bytes[0];
 	op1 = insn->opcode.bytes[1];
-	if (insn->opcode.nbytes == 1) {
+	if (insn->opcode.nbytes == 1 && !insn->vex_prefix.nbytes) {
 		switch (op0) {
 		case 0xa0 ... 0xa3:	/* MOV between AL/eAX and moffs */
 			ret = seg_override(insn);
@@ -689,7 +702,8 @@ int kmemcheck_decode_insn(struct insn *insn, struct pt_regs *regs,
 		 * fences...), none with a memory operand either; 0f 01 and
 		 * 0f c7 encode some that are not so plain (MONITOR...).
 		 */
-		if (insn->opcode.nbytes == 1 && op0 >= 0xd8 && op0 <= 0xdf)
+		if (insn->opcode.nbytes == 1 && !insn->vex_prefix.nbytes &&
+		    op0 >= 0xd8 && op0 <= 0xdf)
 			return 0;
 		if (insn->opcode.nbytes == 2 && op1 == 0xae)
 			return 0;
@@ -712,7 +726,12 @@ int kmemcheck_decode_insn(struct insn *insn, struct pt_regs *regs,
 	    (op1 == 0xa3 || op1 == 0xab || op1 == 0xb3 || op1 == 0xbb))
 		addr = bit_string_address(insn, regs, addr);
 
-	add_access(out, addr, op_size(insn, op), op->kind);
+	size = op_size(insn, op);
+	/* VEX.L: 256-bit forms of the 128-bit operations. */
+	if (size == 16 && insn->vex_prefix.nbytes &&
+	    X86_VEX_L(insn->vex_prefix.bytes[insn->vex_prefix.nbytes - 1]))
+		size = 32;
+	add_access(out, addr, size, op->kind);
 	return 0;
 }
 

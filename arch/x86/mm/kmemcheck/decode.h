@@ -23,7 +23,7 @@ enum kmemcheck_access_kind {
 /* One memory operand of one execution (one REP iteration) of an insn. */
 struct kmemcheck_access {
 	unsigned long addr;		/* linear address of the first byte */
-	unsigned int size;		/* bytes touched, 1..16 */
+	unsigned int size;		/* bytes touched, 1..512 (FXSAVE) */
 	enum kmemcheck_access_kind kind;
 };
 
@@ -39,13 +39,19 @@ struct kmemcheck_access {
  * struct kmemcheck_insn - the memory accesses of one decoded instruction
  * @len:	length of the instruction in bytes
  * @flags:	KMEMCHECK_INSN_* flags
- * @nr:		number of valid entries in @access (0 for LEA, NOP, ...)
+ * @nr:		number of valid entries in @access: 0 for register forms
+ *		and for memory operands that are not accessed (LEA, NOP,
+ *		PREFETCH, CLFLUSH, INVLPG)
  * @access:	the accesses; for MOVS and CMPS, [0] is the source (%esi)
  *		and [1] the destination (%edi)
  *
  * For a string instruction the accesses describe the iteration about to
  * execute (one element at %esi/%edi); with REP and %ecx == 0 nothing is
- * accessed and @nr is 0.
+ * accessed and @nr is 0.  INS and OUTS are described the same way, with
+ * KMEMCHECK_INSN_REP but without KMEMCHECK_INSN_STRING.
+ *
+ * Only explicit memory operands are described: the stack accesses of
+ * PUSH, POP, CALL and RET are not, as stacks are never tracked.
  */
 struct kmemcheck_insn {
 	unsigned int len;
@@ -60,8 +66,10 @@ struct kmemcheck_insn {
  * @regs:	register state the instruction executes with
  * @out:	filled in on success
  *
- * Pure function of its arguments: it reads neither memory nor CPU state,
- * so it is also built and tested in user space.
+ * Pure function of its arguments: it reads no memory but this CPU's
+ * per-cpu offset (the base of %fs), so it is also built and tested in
+ * user space.  BT, BTS, BTR and BTC with a register bit offset report the
+ * operand-sized word that holds the bit, wherever the offset points.
  *
  * Return: 0 on success; -EOPNOTSUPP if the instruction is not one
  * kmemcheck knows (it is never guessed); -EINVAL if the address of an

@@ -397,13 +397,25 @@ static const struct test tests[] = {
 	TB("tzcnt eax,[ebx]", "f3 0f bc 03", 4, RD),
 	TB("bsr eax,[ebx]", "0f bd 03", 4, RD),
 
+	/* AVX, as in xor_avx.h */
+	TB("vmovdqa xmm0,[ebx]", "c5 f9 6f 03", 16, RD),
+	TB("vmovdqa ymm0,[ebx]", "c5 fd 6f 03", 32, RD),
+	TB("vmovdqa [ebx],ymm0", "c5 fd 7f 03", 32, WR),
+	TB("vmovdqa ymm0,[ebx] (VEX3)", "c4 e1 7d 6f 03", 32, RD),
+	TB("vxorps ymm0,ymm0,[ebx]", "c5 fc 57 03", 32, RD),
+	TB("vmovss xmm0,[ebx]", "c5 fa 10 03", 4, RD),
+	T0("vxorps ymm0,ymm0,ymm1", "c5 fc 57 c1", NULL),
+
 	/* Unknown */
 	TE("ud2", "0f 0b", NULL, EOPNOTSUPP),
 	TE("ret", "c3", NULL, EOPNOTSUPP),
 	TE("pshufb mm0,[ebx] (0f 38)", "0f 38 00 03", NULL, EOPNOTSUPP),
 	TE("xgetbv (0f 01 mod 3)", "0f 01 d0", NULL, EOPNOTSUPP),
 	TE("rdrand (0f c7 mod 3)", "0f c7 f0", NULL, EOPNOTSUPP),
-	TE("vmovdqa xmm0,[ebx] (VEX)", "c5 f9 6f 03", NULL, EOPNOTSUPP),
+	TE("vpshufb xmm0,xmm0,[ebx] (VEX 0f 38)", "c4 e2 79 00 03", NULL,
+	   EOPNOTSUPP),
+	TE("vmovups zmm0,[ebx] (EVEX)", "62 f1 7c 48 10 03", NULL,
+	   EOPNOTSUPP),
 	TE("xlat", "d7", NULL, EOPNOTSUPP),
 	TE("bound eax,[ebx]", "62 03", NULL, EOPNOTSUPP),
 	TE("xabort", "c6 f8 00", NULL, EOPNOTSUPP),
