@@ -61,7 +61,8 @@ class HostTest:
 HOST_TESTS = (
 	HostTest('decoder-check', lambda c: [f'KDIR={c.tree}', 'check']),
 	HostTest('decoder-crosscheck',
-		 lambda c: [f'VMLINUX={os.path.join(c.obj, "vmlinux")}', 'crosscheck'],
+		 lambda c: [f'KDIR={c.tree}', f'VMLINUX={os.path.join(c.obj, "vmlinux")}',
+			    'crosscheck'],
 		 needs_kernel=True),
 )
 
@@ -192,8 +193,6 @@ def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
 	print_report_summary(res.lines)
 	why = res.failure()
 	if why:
-		if not sys.stdout.isatty():
-			pass
 		print('--- console tail ---\n' + res.tail(), file=sys.stderr)
 		raise HarnessError(f'run: {why}')
 	return 0
@@ -222,10 +221,10 @@ class Reporter:
 			fnmatch.fnmatch(name.split('/', 1)[-1], self.pattern)
 
 	def wants_layer(self, layer: str) -> bool:
+		"""Whether the pattern may select tests of a layer ("kunit/...")."""
 		if self.pattern is None:
 			return True
-		head = self.pattern.split('/', 1)[0]
-		return '/' not in self.pattern or fnmatch.fnmatch(layer, head)
+		return fnmatch.fnmatch(layer, self.pattern.split('/', 1)[0])
 
 	def report(self, r: Result, tail: str = '') -> None:
 		if r.ok is None:
@@ -335,9 +334,6 @@ def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 			return f'console lacks /{rx}/'
 	for rx in list(t.must_not) + list(KSTR_NEVER):
 		if rx in t.allowed:
-			continue
-		if rx in KSTR_NEVER and any(re.search(m, text) and re.search(rx, m)
-					    for m in t.must):
 			continue
 		m = re.search(rx, text, re.M)
 		if m:

@@ -668,9 +668,13 @@ def _run_logged(cmd: List[str], logf, cwd: Optional[str] = None) -> int:
 
 def _fail_with_log(log_path: str, msg: str) -> None:
 	with open(log_path, errors='replace') as f:
-		tail = f.read().splitlines()[-40:]
-	print('\n'.join(tail), file=sys.stderr)
-	raise HarnessError(f'{msg} (full log: {log_path})')
+		lines = f.read().splitlines()
+	print('\n'.join(lines[-40:]), file=sys.stderr)
+	# With -jN the first error may be far above the tail: name it.
+	first = next((l.strip() for l in lines if re.search(
+		r'\berror:|\*\*\* No rule|undefined reference|Error \d', l)), '')
+	raise HarnessError(f'{msg}: {first} (full log: {log_path})' if first
+			   else f'{msg} (full log: {log_path})')
 
 
 def configure(tree: str, obj: str, config: str, jobs: int, logf, log_path: str) -> None:
