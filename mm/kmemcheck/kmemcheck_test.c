@@ -1,0 +1,954 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for kmemcheck.
+ *
+ * Every case makes accesses to tracked memory and checks the reports that
+ * kmemcheck prints for them, or that it prints none.  Reports are caught as
+ * they reach the console, through the 'console' tracepoint, as in the KFENCE
+ * and KMSAN tests.  A case that must report names the type, the function
+ * holding the faulting instruction, the size and the address of the access;
+ * each has a twin that must not report.
+ *
+ * kmemcheck prints one report per instruction and bug type in a minute, so
+ * every case that expects a report makes its bad access from an instruction
+ * of its own, in the test function itself.  The accesses use READ_ONCE() and
+ * WRITE_ONCE(), or inline assembly, so that the compiler keeps them as they
+ * are written.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/gfp.h>
+#include <linux/kernel.h>
+#include <linux/kmemcheck.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <trace/events/printk.h>
+
+#include "kmemcheck.h"
+
+/* Reports remembered per case. */
+#define NR_REPORTS	4
+#define LINE_LEN	160
+
+/* Reports as observed on the console. */
+static struct {
+	spinlock_t lock;	/* the probe may run in any context */
+	int nr;			/* reports seen, even beyond NR_REPORTS */
+	bool in_report;		/* the lines that follow belong to the last */
+	char title[NR_REPORTS][LINE_LEN];
+	char access[NR_REPORTS][LINE_LEN];
+	char bad[NR_REPORTS][LINE_LEN];
+} observed = {
+	.lock = __SPIN_LOCK_UNLOCKED(observed.lock),
+};
+
+/* Keep @len bytes of @buf, without the trailing newline. */
+static void save_line(char *to, const char *buf, size_t len)
+{
+	char *nl;
+
+	/* @buf is not NUL-terminated: strscpy() adds the terminator. */
+	strscpy(to, buf, min(len + 1, (size_t)LINE_LEN));
+	nl = strchr(to, '\n');
+	if (nl)
+		*nl = '\0';
+}
+
+/* Does the console line @buf of @len bytes start with @prefix? */
+static bool line_starts(const char *buf, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !strncmp(buf, prefix, n);
+}
+
+/*
+ * Probe for console output.  trace_console fires once per printk() call,
+ * and kmemcheck prints each line of a report with a call of its own.
+ */
+static void probe_console(void *ignore, const char *buf, size_t len)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&observed.lock, flags);
+	if (line_starts(buf, len, "BUG: KMEMCHECK: ")) {
+		if (observed.nr < NR_REPORTS) {
+			save_line(observed.title[observed.nr], buf, len);
+			observed.access[observed.nr][0] = '\0';
+			observed.bad[observed.nr][0] = '\0';
+		}
+		observed.nr++;
+		observed.in_report = observed.nr <= NR_REPORTS;
+	} else if (observed.in_report &&
+		   (line_starts(buf, len, "Read of size ") ||
+		    line_starts(buf, len, "Copy of size "))) {
+		save_line(observed.access[observed.nr - 1], buf, len);
+	} else if (observed.in_report &&
+		   line_starts(buf, len, "First bad byte at addr ")) {
+		save_line(observed.bad[observed.nr - 1], buf, len);
+		observed.in_report = false;
+	}
+	spin_unlock_irqrestore(&observed.lock, flags);
+}
+
+static void report_reset(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&observed.lock, flags);
+	observed.nr = 0;
+	observed.in_report = false;
+	spin_unlock_irqrestore(&observed.lock, flags);
+}
+
+/* A report a case expects. */
+struct expect_report {
+	const char *type;	/* "uninit-value", "use-after-free", ... */
+	const void *fn;		/* function holding the faulting instruction */
+	size_t size;		/* bytes accessed (copied, for an infoleak) */
+	const void *addr;	/* first byte accessed (copied) */
+	const void *dst;	/* for an infoleak, where the bytes went */
+	const void *bad;	/* first bad byte, if not @addr */
+};
+
+/*
+ * Print the reports seen, to explain a failed expectation.  Printing calls
+ * the probe: print a copy, without the lock.
+ */
+static void report_dump(struct kunit *test)
+{
+	static typeof(observed) seen;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&observed.lock, flags);
+	memcpy(&seen, &observed, sizeof(seen));
+	spin_unlock_irqrestore(&observed.lock, flags);
+
+	kunit_info(test, "%d report(s) seen\n", seen.nr);
+	for (i = 0; i < min(seen.nr, NR_REPORTS); i++)
+		kunit_info(test, "seen: \"%s\" / \"%s\" / \"%s\"\n",
+			   seen.title[i], seen.access[i], seen.bad[i]);
+}
+
+/* Was a report matching @r printed? */
+static bool report_seen(struct kunit *test, const struct expect_report *r)
+{
+	char title[LINE_LEN], access[LINE_LEN], bad[LINE_LEN];
+	unsigned long flags;
+	bool ret = false;
+	char *plus;
+	int i;
+
+	/* The offset will not match: keep the name and the '+' after it. */
+	scnprintf(title, sizeof(title), "BUG: KMEMCHECK: %s in %pS", r->type,
+		  r->fn);
+	plus = strchr(title, '+');
+	if (plus)
+		plus[1] = '\0';
+	if (r->dst)
+		scnprintf(access, sizeof(access),
+			  "Copy of size %zu from addr %p to addr %p by task ",
+			  r->size, r->addr, r->dst);
+	else
+		scnprintf(access, sizeof(access),
+			  "Read of size %zu at addr %p by task ", r->size,
+			  r->addr);
+	scnprintf(bad, sizeof(bad), "First bad byte at addr %p",
+		  r->bad ?: r->addr);
+
+	spin_lock_irqsave(&observed.lock, flags);
+	for (i = 0; i < min(observed.nr, NR_REPORTS) && !ret; i++)
+		ret = strstr(observed.title[i], title) &&
+		      strstr(observed.access[i], access) &&
+		      strstr(observed.bad[i], bad);
+	spin_unlock_irqrestore(&observed.lock, flags);
+
+	if (!ret) {
+		kunit_info(test, "expected: \"%s\" / \"%s\" / \"%s\"\n",
+			   title, access, bad);
+		report_dump(test);
+	}
+	return ret;
+}
+
+static int report_count(void)
+{
+	unsigned long flags;
+	int nr;
+
+	spin_lock_irqsave(&observed.lock, flags);
+	nr = observed.nr;
+	spin_unlock_irqrestore(&observed.lock, flags);
+	return nr;
+}
+
+/* Print what kmemcheck queued, then check for a report matching @r. */
+static void expect_report(struct kunit *test, const struct expect_report *r)
+{
+	kmemcheck_report_flush();
+	KUNIT_EXPECT_TRUE_MSG(test, report_seen(test, r),
+			      "no matching KMEMCHECK report");
+}
+
+/* Print what kmemcheck queued, then check that there was nothing. */
+static void expect_no_report(struct kunit *test)
+{
+	kmemcheck_report_flush();
+	if (report_count())
+		report_dump(test);
+	KUNIT_EXPECT_EQ_MSG(test, report_count(), 0,
+			    "unexpected KMEMCHECK report");
+}
+
+#define EXPECT_REPORT(test, ...)					\
+	expect_report(test, &(struct expect_report){ __VA_ARGS__ })
+#define EXPECT_NO_REPORT(test)	expect_no_report(test)
+
+#define UNINIT		"uninit-value"
+#define UAF		"use-after-free"
+#define UNALLOCATED	"unallocated"
+#define INFOLEAK	"kernel-infoleak"
+
+/* Check the shadow of @size bytes at @addr. */
+static void expect_shadow(struct kunit *test, const void *addr, size_t size,
+			  enum kmemcheck_shadow state)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		u8 *shadow = kmemcheck_shadow_of((unsigned long)addr + i);
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, shadow, "byte %zu untracked",
+					  i);
+		KUNIT_EXPECT_EQ_MSG(test, *shadow, state, "byte %zu", i);
+	}
+}
+
+/* Allocate with kmalloc() and free the buffer when the case ends. */
+static void *test_alloc(struct kunit *test, size_t size, gfp_t gfp)
+{
+	void *p = kunit_kmalloc(test, size, gfp);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	return p;
+}
+
+/* Order of the pages in test->priv, for test_exit(). */
+static unsigned int test_pages_order;
+
+/* Pages freed when the case ends. */
+static void *test_alloc_pages(struct kunit *test, gfp_t gfp,
+			      unsigned int order)
+{
+	struct page *page = alloc_pages(gfp, order);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	test->priv = page;
+	test_pages_order = order;
+	return page_address(page);
+}
+
+/* A cache destroyed when the case ends. */
+static struct kmem_cache *test_cache;
+
+static struct kmem_cache *test_cache_create(struct kunit *test, size_t size,
+					    slab_flags_t flags,
+					    void (*ctor)(void *))
+{
+	test_cache = kmem_cache_create("kmemcheck_test", size, 0,
+				       flags | SLAB_NO_MERGE, ctor);
+	KUNIT_ASSERT_NOT_NULL(test, test_cache);
+	return test_cache;
+}
+
+/* A memcpy() and memset() the compiler cannot inline: they use REP MOVS. */
+static void *test_memcpy(void *to, const void *from, size_t n)
+{
+	void *(*fn)(void *to, const void *from, size_t n) = memcpy;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn(to, from, n);
+}
+
+static void *test_memset(void *s, int c, size_t n)
+{
+	void *(*fn)(void *s, int c, size_t n) = memset;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn(s, c, n);
+}
+
+/* ===== kmalloc ===== */
+
+static void test_uninit_kmalloc(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	expect_shadow(test, p, 16, KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(*p);
+	EXPECT_REPORT(test, UNINIT, test_uninit_kmalloc, 4, p);
+}
+
+static void test_init_kzalloc(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL | __GFP_ZERO);
+
+	expect_shadow(test, p, 16, KMEMCHECK_SHADOW_INITIALIZED);
+	READ_ONCE(*p);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_init_written(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(*p, 1);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_INITIALIZED);
+	expect_shadow(test, p + 1, 12, KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(*p);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== kmem_cache ===== */
+
+static void test_ctor(void *object)
+{
+	memset(object, 0, 32);
+}
+
+static void test_init_memcache_ctor(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_create(test, 32, 0, test_ctor);
+	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	READ_ONCE(p[3]);
+	kmem_cache_free(c, p);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_uninit_memcache(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_create(test, 32, 0, NULL);
+	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	READ_ONCE(p[3]);
+	kmem_cache_free(c, p);
+	EXPECT_REPORT(test, UNINIT, test_uninit_memcache, 4, &p[3]);
+}
+
+static void test_notrack_memcache(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_create(test, 32, SLAB_NOTRACK, NULL);
+	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of((unsigned long)p));
+	READ_ONCE(p[3]);
+	kmem_cache_free(c, p);
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * The bytes right after a 20-byte object are either padding up to the
+ * cache's alignment or, in a fresh cache, the next object, still free: they
+ * are unallocated either way.
+ */
+static void test_unallocated_memcache(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_create(test, 20, 0, NULL);
+	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+	u32 *next = p + 5;
+	u8 *shadow;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	shadow = kmemcheck_shadow_of((unsigned long)next);
+	if (!shadow || *shadow != KMEMCHECK_SHADOW_UNALLOCATED) {
+		kmem_cache_free(c, p);
+		kunit_skip(test, "no unallocated object after the first");
+	}
+	READ_ONCE(*next);
+	kmem_cache_free(c, p);
+	EXPECT_REPORT(test, UNALLOCATED, test_unallocated_memcache, 4, next);
+}
+
+static void test_init_memcache_object(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_create(test, 20, 0, NULL);
+	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	WRITE_ONCE(p[4], 1);
+	READ_ONCE(p[4]);
+	kmem_cache_free(c, p);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== Page allocator ===== */
+
+static void test_uninit_pages(struct kunit *test)
+{
+	u32 *p = test_alloc_pages(test, GFP_KERNEL, 0);
+
+	expect_shadow(test, p, 8, KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(p[10]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_pages, 4, &p[10]);
+}
+
+static void test_init_pages_zero(struct kunit *test)
+{
+	u32 *p = test_alloc_pages(test, GFP_KERNEL | __GFP_ZERO, 0);
+
+	expect_shadow(test, p, 8, KMEMCHECK_SHADOW_INITIALIZED);
+	READ_ONCE(p[10]);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_notrack_pages(struct kunit *test)
+{
+	u32 *p = test_alloc_pages(test, GFP_KERNEL | __GFP_NOTRACK, 0);
+
+	KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of((unsigned long)p));
+	READ_ONCE(p[10]);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== Use after free ===== */
+
+/*
+ * kmalloc-256 keeps its free pointer in the middle of the object: SLUB's
+ * store makes those bytes initialized, so read the first ones.
+ */
+static void test_use_after_free(struct kunit *test)
+{
+	u32 *p = kmalloc(256, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	WRITE_ONCE(*p, 1);
+	kfree(p);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_FREED);
+	READ_ONCE(*p);
+	EXPECT_REPORT(test, UAF, test_use_after_free, 4, p);
+}
+
+static void test_read_before_free(struct kunit *test)
+{
+	u32 *p = kmalloc(256, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	WRITE_ONCE(*p, 1);
+	READ_ONCE(*p);
+	kfree(p);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== Access sizes ===== */
+
+static void test_uninit_read_u8(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	READ_ONCE(p[3]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_read_u8, 1, &p[3]);
+}
+
+static void test_uninit_read_u16(struct kunit *test)
+{
+	u16 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	READ_ONCE(p[3]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_read_u16, 2, &p[3]);
+}
+
+static void test_uninit_read_u32(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	READ_ONCE(p[3]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_read_u32, 4, &p[3]);
+}
+
+/*
+ * i386 has no 8-byte general-purpose load: GCC compiles a u64 READ_ONCE()
+ * to two 4-byte MOVs, low half first.  Both read uninitialized bytes, from
+ * two instructions: two reports of size 4.
+ */
+static void test_uninit_read_u64(struct kunit *test)
+{
+	u64 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	READ_ONCE(p[1]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_read_u64, 4, &p[1]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_read_u64, 4, (u32 *)&p[1] + 1);
+}
+
+/*
+ * A real 8-byte access without the FPU: CMPXCHG8B, which cmpxchg64()
+ * emits, loads all 8 bytes at once (and stores them back).
+ */
+static void test_uninit_read_8_cmpxchg8b(struct kunit *test)
+{
+	u64 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	cmpxchg64(&p[1], 0, 0);
+	EXPECT_REPORT(test, UNINIT, test_uninit_read_8_cmpxchg8b, 8, &p[1]);
+	expect_shadow(test, &p[1], 8, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+static void test_init_read_sizes(struct kunit *test)
+{
+	u64 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(p[0], 0);
+	WRITE_ONCE(p[1], 0);
+	READ_ONCE(*(u8 *)p);
+	READ_ONCE(*(u16 *)p);
+	READ_ONCE(*(u32 *)p);
+	READ_ONCE(p[1]);
+	cmpxchg64(&p[1], 0, 0);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== Partial and straddling reads ===== */
+
+static void test_uninit_partial(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(*(u16 *)p, 1);
+	READ_ONCE(*p);
+	EXPECT_REPORT(test, UNINIT, test_uninit_partial, 4, p,
+		      .bad = (u8 *)p + 2);
+}
+
+static void test_init_partial(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(*(u16 *)p, 1);
+	READ_ONCE(*(u16 *)p);
+	EXPECT_NO_REPORT(test);
+}
+
+/* A u32 read at PAGE_SIZE - 2: two bytes on each page. */
+static void test_uninit_straddle(struct kunit *test)
+{
+	u8 *p = test_alloc_pages(test, GFP_KERNEL, 1);
+	u32 *q = (u32 *)(p + PAGE_SIZE - 2);
+
+	test_memset(p, 0, PAGE_SIZE - 2);
+	test_memset(p + PAGE_SIZE, 0, PAGE_SIZE);
+	READ_ONCE(*q);
+	EXPECT_REPORT(test, UNINIT, test_uninit_straddle, 4, q);
+}
+
+static void test_init_straddle(struct kunit *test)
+{
+	u8 *p = test_alloc_pages(test, GFP_KERNEL, 1);
+	u32 *q = (u32 *)(p + PAGE_SIZE - 2);
+
+	test_memset(p, 0, 2 * PAGE_SIZE);
+	READ_ONCE(*q);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== Copies ===== */
+
+struct test_partly {
+	u32 init[8];
+	u32 uninit[8];
+};
+
+/* memcpy() carries the state of the bytes it copies, and reports nothing. */
+static void test_uninit_memcpy(struct kunit *test)
+{
+	struct test_partly *src = test_alloc(test, sizeof(*src), GFP_KERNEL);
+	struct test_partly *dst = test_alloc(test, sizeof(*dst), GFP_KERNEL);
+
+	test_memset(src->init, 0, sizeof(src->init));
+	test_memcpy(dst, src, sizeof(*dst));
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, dst->init, sizeof(dst->init),
+		      KMEMCHECK_SHADOW_INITIALIZED);
+	expect_shadow(test, dst->uninit, sizeof(dst->uninit),
+		      KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(dst->uninit[2]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_memcpy, 4, &dst->uninit[2]);
+}
+
+static void test_init_memcpy(struct kunit *test)
+{
+	struct test_partly *src = test_alloc(test, sizeof(*src), GFP_KERNEL);
+	struct test_partly *dst = test_alloc(test, sizeof(*dst), GFP_KERNEL);
+
+	test_memset(src->init, 0, sizeof(src->init));
+	test_memcpy(dst, src, sizeof(*dst));
+	READ_ONCE(dst->init[2]);
+	EXPECT_NO_REPORT(test);
+}
+
+static long suppressed_count(void)
+{
+	return atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_SUPPRESSED]);
+}
+
+/* Untracked destination of the memcpy() infoleak cases, in one page. */
+static u32 test_untracked[16] __aligned(64);
+
+/*
+ * memcpy() to untracked memory reports uninitialized source bytes from its
+ * REP MOVSL.  kmemcheck does the elements of a REP MOVS up to the end of the
+ * source or destination page at once, and reports that whole chunk: here
+ * the whole copy, from its start.
+ *
+ * All memcpy() calls share that instruction: if it already reported an
+ * infoleak within the last minute, ours is only counted, and the case
+ * cannot tell.
+ */
+static void test_infoleak_memcpy(struct kunit *test)
+{
+	u32 *src = test_alloc(test, sizeof(test_untracked), GFP_KERNEL);
+	long suppressed = suppressed_count();
+
+	WRITE_ONCE(src[0], 1);
+	test_memcpy(test_untracked, src, sizeof(test_untracked));
+	kmemcheck_report_flush();
+	if (!report_count() && suppressed_count() != suppressed)
+		kunit_skip(test, "memcpy() reported an infoleak within a minute");
+	EXPECT_REPORT(test, INFOLEAK, memcpy, sizeof(test_untracked), src,
+		      test_untracked, &src[1]);
+}
+
+static void test_init_memcpy_untracked(struct kunit *test)
+{
+	u32 *src = test_alloc(test, sizeof(test_untracked),
+			      GFP_KERNEL | __GFP_ZERO);
+
+	test_memcpy(test_untracked, src, sizeof(test_untracked));
+	EXPECT_NO_REPORT(test);
+}
+
+/* The same with a REP MOVSB of the test's own, to a stack buffer. */
+static void test_infoleak_movsb(struct kunit *test)
+{
+	u8 *src = test_alloc(test, 16, GFP_KERNEL);
+	u8 buf[16] __aligned(16);
+	void *s = src, *d = buf;
+	size_t n = sizeof(buf);
+
+	WRITE_ONCE(src[0], 1);
+	asm volatile("rep movsb"
+		     : "+S" (s), "+D" (d), "+c" (n)
+		     : : "memory");
+	EXPECT_REPORT(test, INFOLEAK, test_infoleak_movsb, sizeof(buf), src,
+		      buf, &src[1]);
+}
+
+/* ===== Read-modify-write instructions ===== */
+
+static void test_uninit_cmpxchg(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	cmpxchg(p, 0, 1);
+	EXPECT_REPORT(test, UNINIT, test_uninit_cmpxchg, 4, p);
+}
+
+static void test_init_cmpxchg(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(*p, 0);
+	cmpxchg(p, 0, 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*p), 1);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_uninit_xchg(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	xchg(p, 1);
+	EXPECT_REPORT(test, UNINIT, test_uninit_xchg, 4, p);
+}
+
+static void test_init_xchg(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(*p, 0);
+	KUNIT_EXPECT_EQ(test, xchg(p, 1), 0);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_uninit_xadd(struct kunit *test)
+{
+	atomic_t *v = test_alloc(test, 16, GFP_KERNEL);
+
+	atomic_add_return(1, v);
+	EXPECT_REPORT(test, UNINIT, test_uninit_xadd, 4, v);
+}
+
+static void test_init_xadd(struct kunit *test)
+{
+	atomic_t *v = test_alloc(test, 16, GFP_KERNEL);
+
+	atomic_set(v, 1);
+	KUNIT_EXPECT_EQ(test, atomic_add_return(1, v), 2);
+	EXPECT_NO_REPORT(test);
+}
+
+/* test_and_set_bit() is a LOCK BTS: it reads the word it sets a bit in. */
+static void test_uninit_bts(struct kunit *test)
+{
+	unsigned long *p = test_alloc(test, 16, GFP_KERNEL);
+
+	test_and_set_bit(1, p);
+	EXPECT_REPORT(test, UNINIT, test_uninit_bts, 4, p);
+}
+
+static void test_init_bts(struct kunit *test)
+{
+	unsigned long *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(*p, 0);
+	KUNIT_EXPECT_FALSE(test, test_and_set_bit(1, p));
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== SETcc, PUSH and POP ===== */
+
+/* SETE writes one byte: that byte only becomes initialized. */
+static void test_init_setcc(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	asm volatile("cmpl %%eax, %%eax\n\tsete (%0)"
+		     : : "r" (p) : "memory", "cc");
+	expect_shadow(test, p, 1, KMEMCHECK_SHADOW_INITIALIZED);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*p), 1);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_uninit_setcc_neighbour(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	asm volatile("cmpl %%eax, %%eax\n\tsete (%0)"
+		     : : "r" (p) : "memory", "cc");
+	READ_ONCE(*(u16 *)p);
+	EXPECT_REPORT(test, UNINIT, test_uninit_setcc_neighbour, 2, p);
+}
+
+static void test_uninit_push(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+	u32 v;
+
+	asm volatile("pushl (%1)\n\tpopl %0" : "=r" (v) : "r" (p) : "memory");
+	EXPECT_REPORT(test, UNINIT, test_uninit_push, 4, p);
+}
+
+static void test_init_pop(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	asm volatile("pushl $7\n\tpopl (%0)" : : "r" (p) : "memory");
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_INITIALIZED);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*p), 7);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== memset() and annotations ===== */
+
+static void test_init_memset(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 64, GFP_KERNEL);
+
+	test_memset(p, 0, 64);
+	expect_shadow(test, p, 64, KMEMCHECK_SHADOW_INITIALIZED);
+	READ_ONCE(p[15]);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_uninit_memset_half(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 64, GFP_KERNEL);
+
+	test_memset(p, 0, 32);
+	READ_ONCE(p[15]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_memset_half, 4, &p[15]);
+}
+
+static void test_init_mark_initialized(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	kmemcheck_mark_initialized(p, 16);
+	READ_ONCE(p[2]);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_uninit_mark_uninitialized(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL | __GFP_ZERO);
+
+	kmemcheck_mark_uninitialized(p, 16);
+	READ_ONCE(p[2]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_mark_uninitialized, 4, &p[2]);
+}
+
+/* ===== Modes ===== */
+
+/* One-shot: the first report turns checking off. */
+static void test_oneshot(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_ONESHOT);
+	READ_ONCE(p[0]);
+	READ_ONCE(p[1]);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kmemcheck_mode), KMEMCHECK_MODE_OFF);
+	WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_ON);
+	EXPECT_REPORT(test, UNINIT, test_oneshot, 4, &p[0]);
+	KUNIT_EXPECT_EQ(test, report_count(), 1);
+}
+
+static void test_mode_off(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_OFF);
+	READ_ONCE(p[0]);
+	WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_ON);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_disable_current(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	kmemcheck_disable_current();
+	READ_ONCE(p[0]);
+	WRITE_ONCE(p[1], 1);
+	kmemcheck_enable_current();
+	expect_shadow(test, &p[1], 4, KMEMCHECK_SHADOW_INITIALIZED);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== Suite ===== */
+
+static int test_init(struct kunit *test)
+{
+	if (!kmemcheck_enabled())
+		kunit_skip(test, "booted with kmemcheck=0");
+	report_reset();
+	test->priv = NULL;
+	test_cache = NULL;
+	test_pages_order = 0;
+	return 0;
+}
+
+static void test_exit(struct kunit *test)
+{
+	struct page *page = test->priv;
+
+	if (page)
+		__free_pages(page, test_pages_order);
+	kmem_cache_destroy(test_cache);
+	test_cache = NULL;
+	/* No report may leak into the next case. */
+	kmemcheck_report_flush();
+}
+
+static int saved_mode;
+
+static int kmemcheck_suite_init(struct kunit_suite *suite)
+{
+	saved_mode = READ_ONCE(kmemcheck_mode);
+	if (kmemcheck_enabled())
+		WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_ON);
+	register_trace_console(probe_console, NULL);
+	return 0;
+}
+
+static void kmemcheck_suite_exit(struct kunit_suite *suite)
+{
+	unregister_trace_console(probe_console, NULL);
+	tracepoint_synchronize_unregister();
+	WRITE_ONCE(kmemcheck_mode, saved_mode);
+}
+
+static struct kunit_case kmemcheck_test_cases[] = {
+	KUNIT_CASE(test_uninit_kmalloc),
+	KUNIT_CASE(test_init_kzalloc),
+	KUNIT_CASE(test_init_written),
+	KUNIT_CASE(test_init_memcache_ctor),
+	KUNIT_CASE(test_uninit_memcache),
+	KUNIT_CASE(test_notrack_memcache),
+	KUNIT_CASE(test_unallocated_memcache),
+	KUNIT_CASE(test_init_memcache_object),
+	KUNIT_CASE(test_uninit_pages),
+	KUNIT_CASE(test_init_pages_zero),
+	KUNIT_CASE(test_notrack_pages),
+	KUNIT_CASE(test_use_after_free),
+	KUNIT_CASE(test_read_before_free),
+	KUNIT_CASE(test_uninit_read_u8),
+	KUNIT_CASE(test_uninit_read_u16),
+	KUNIT_CASE(test_uninit_read_u32),
+	KUNIT_CASE(test_uninit_read_u64),
+	KUNIT_CASE(test_uninit_read_8_cmpxchg8b),
+	KUNIT_CASE(test_init_read_sizes),
+	KUNIT_CASE(test_uninit_partial),
+	KUNIT_CASE(test_init_partial),
+	KUNIT_CASE(test_uninit_straddle),
+	KUNIT_CASE(test_init_straddle),
+	KUNIT_CASE(test_uninit_memcpy),
+	KUNIT_CASE(test_init_memcpy),
+	KUNIT_CASE(test_infoleak_memcpy),
+	KUNIT_CASE(test_init_memcpy_untracked),
+	KUNIT_CASE(test_infoleak_movsb),
+	KUNIT_CASE(test_uninit_cmpxchg),
+	KUNIT_CASE(test_init_cmpxchg),
+	KUNIT_CASE(test_uninit_xchg),
+	KUNIT_CASE(test_init_xchg),
+	KUNIT_CASE(test_uninit_xadd),
+	KUNIT_CASE(test_init_xadd),
+	KUNIT_CASE(test_uninit_bts),
+	KUNIT_CASE(test_init_bts),
+	KUNIT_CASE(test_init_setcc),
+	KUNIT_CASE(test_uninit_setcc_neighbour),
+	KUNIT_CASE(test_uninit_push),
+	KUNIT_CASE(test_init_pop),
+	KUNIT_CASE(test_init_memset),
+	KUNIT_CASE(test_uninit_memset_half),
+	KUNIT_CASE(test_init_mark_initialized),
+	KUNIT_CASE(test_uninit_mark_uninitialized),
+	KUNIT_CASE(test_oneshot),
+	KUNIT_CASE(test_mode_off),
+	KUNIT_CASE(test_disable_current),
+	{}
+};
+
+static struct kunit_suite kmemcheck_test_suite = {
+	.name = "kmemcheck",
+	.test_cases = kmemcheck_test_cases,
+	.init = test_init,
+	.exit = test_exit,
+	.suite_init = kmemcheck_suite_init,
+	.suite_exit = kmemcheck_suite_exit,
+};
+
+kunit_test_suites(&kmemcheck_test_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for kmemcheck");
