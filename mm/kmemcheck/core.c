@@ -429,7 +429,8 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		u8 *to = kmemcheck_shadow_of(dst + i);
 
 		if (to) {
-			*to = from ? *from : KMEMCHECK_SHADOW_INITIALIZED;
+			kmemcheck_shadow_set(dst + i, 1, from ? *from :
+					     KMEMCHECK_SHADOW_INITIALIZED);
 		} else if (from && *from != KMEMCHECK_SHADOW_INITIALIZED &&
 			   !reported && kmemcheck_checking()) {
 			kmemcheck_report(regs, KMEMCHECK_BUG_INFOLEAK, src,

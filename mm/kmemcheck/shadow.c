@@ -6,16 +6,33 @@
  * One shadow page per page (rather than one block per allocation) keeps
  * split_page() and partial frees of high-order blocks trivially right.
  *
+ * The shadow page's private field counts the bytes of the page that are
+ * not initialized.  A page whose count drops to zero has nothing left to
+ * check: unless kmemcheck.fastpath=0, it rests mapped and takes no fault
+ * until one of its bytes stops being initialized (an allocation, a free, a
+ * copy of uninitialized bytes into it), when it is hidden again.  Stores
+ * to a resting page need no record: its bytes are initialized already.
+ *
  * Copyright (C) 2026 The kmemcheck authors
  */
 
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/string.h>
 
 #include <asm/kmemcheck.h>
 
 #include "kmemcheck.h"
+
+#ifdef MODULE_PARAM_PREFIX
+#undef MODULE_PARAM_PREFIX
+#endif
+#define MODULE_PARAM_PREFIX "kmemcheck."
+
+/* Let fully initialized pages rest mapped; off to measure what it saves. */
+static bool kmemcheck_fastpath __read_mostly = true;
+module_param_named(fastpath, kmemcheck_fastpath, bool, 0644);
 
 /**
  * kmemcheck_shadow_of() - find the shadow byte of an address
@@ -40,13 +57,73 @@ u8 *kmemcheck_shadow_of(unsigned long addr)
 }
 
 /**
+ * kmemcheck_page_tracked() - does kmemcheck track the page?
+ * @addr:	any address in the page
+ */
+bool kmemcheck_page_tracked(unsigned long addr)
+{
+	return kmemcheck_shadow_of(addr);
+}
+
+/* The count of bytes not initialized, in the page of @shadow. */
+static unsigned long *kmemcheck_pending(const u8 *shadow)
+{
+	return &virt_to_page(shadow)->private;
+}
+
+/**
+ * kmemcheck_page_may_rest() - may a tracked page stay mapped?
+ * @addr:	any address in the page
+ *
+ * Return: true if every byte of the page is initialized and the fast path
+ * is on, false for an untracked page.
+ */
+bool kmemcheck_page_may_rest(unsigned long addr)
+{
+	u8 *shadow = kmemcheck_shadow_of(addr);
+
+	return shadow && READ_ONCE(kmemcheck_fastpath) &&
+	       !*kmemcheck_pending(shadow);
+}
+
+/*
+ * A resting page got bytes that are not initialized: hide it, unless a
+ * single-step has it mapped, which hides it when the step completes.
+ */
+static void kmemcheck_wake_page(unsigned long addr)
+{
+	if (!kmemcheck_arch_page_in_step(addr))
+		kmemcheck_arch_hide_page(addr);
+}
+
+/* Set @n bytes from @shadow, all in one page, to @state. */
+static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
+				  u8 state)
+{
+	unsigned long *pending = kmemcheck_pending(shadow);
+	unsigned long before = *pending;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		*pending += (shadow[i] == KMEMCHECK_SHADOW_INITIALIZED) -
+			    (state == KMEMCHECK_SHADOW_INITIALIZED);
+		shadow[i] = state;
+	}
+	if (!before && *pending)
+		kmemcheck_wake_page(addr);
+	else if (before && !*pending && READ_ONCE(kmemcheck_fastpath))
+		kmemcheck_arch_show_page(addr);
+}
+
+/**
  * kmemcheck_shadow_alloc() - start tracking @nr pages
  * @page:	first page (lowmem)
  * @nr:		number of pages
  * @gfp:	flags of the allocation being tracked, to pick the shadow's
  *
- * Gives every page a shadow page and hides it.  Pages whose shadow cannot be
- * allocated, or which cannot be hidden, stay untracked.
+ * Gives every page a shadow page, all unallocated, and hides it.  Pages
+ * whose shadow cannot be allocated, or which cannot be hidden, stay
+ * untracked.
  *
  * Return: true if every page is tracked.
  */
@@ -73,17 +150,18 @@ bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp)
 			all = false;
 			continue;
 		}
-		/* Untracked until hidden: the caller marks the state. */
 		memset(page_address(shadow), KMEMCHECK_SHADOW_UNALLOCATED,
 		       PAGE_SIZE);
+		set_page_private(shadow, PAGE_SIZE);
 		WRITE_ONCE(page[i].kmemcheck_shadow, page_address(shadow));
 		if (!kmemcheck_arch_hide_page(addr)) {
 			WRITE_ONCE(page[i].kmemcheck_shadow, NULL);
+			set_page_private(shadow, 0);
 			__free_page(shadow);
 			all = false;
 			continue;
 		}
-		atomic_long_inc(&kmemcheck_counters[KMEMCHECK_COUNTER_TRACKED_PAGES]);
+		kmemcheck_count(KMEMCHECK_COUNTER_TRACKED_PAGES);
 	}
 	return all;
 }
@@ -106,6 +184,7 @@ void kmemcheck_shadow_free(struct page *page, unsigned int nr)
 			continue;
 		kmemcheck_arch_show_page((unsigned long)page_address(page + i));
 		WRITE_ONCE(page[i].kmemcheck_shadow, NULL);
+		set_page_private(virt_to_page(shadow), 0);
 		free_page((unsigned long)shadow);
 		atomic_long_dec(&kmemcheck_counters[KMEMCHECK_COUNTER_TRACKED_PAGES]);
 	}
@@ -128,7 +207,7 @@ void kmemcheck_shadow_set(unsigned long addr, size_t size,
 		u8 *shadow = kmemcheck_shadow_of(addr);
 
 		if (shadow)
-			memset(shadow, state, n);
+			kmemcheck_shadow_fill(addr, shadow, n, state);
 		addr += n;
 		size -= n;
 	}
@@ -147,7 +226,8 @@ void kmemcheck_shadow_set_pages(struct page *page, unsigned int nr,
 
 	for (i = 0; i < nr; i++) {
 		if (page[i].kmemcheck_shadow)
-			memset(page[i].kmemcheck_shadow, state, PAGE_SIZE);
+			kmemcheck_shadow_set((unsigned long)page_address(page + i),
+					     PAGE_SIZE, state);
 	}
 }
 

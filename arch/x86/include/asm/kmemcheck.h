@@ -123,6 +123,7 @@ static inline bool kmemcheck_arch_page_present(unsigned long addr)
 bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 			  unsigned long address);
 bool kmemcheck_debug_trap(struct pt_regs *regs);
+bool kmemcheck_arch_page_in_step(unsigned long addr);
 #else
 static inline bool kmemcheck_page_fault(struct pt_regs *regs,
 					unsigned long error_code,

@@ -50,7 +50,11 @@ struct kmemcheck_cpu {
 
 static DEFINE_PER_CPU(struct kmemcheck_cpu, kmemcheck_cpu);
 
-/* Show the page holding @addr if kmemcheck hid it; remember to hide it. */
+/*
+ * Show the page holding @addr if kmemcheck hid it, and remember every
+ * tracked page the step touches: a resting page written with uninitialized
+ * bytes during the step must be hidden when it completes.
+ */
 static void kmemcheck_show(struct kmemcheck_step *step, unsigned long addr)
 {
 	unsigned long page = addr & PAGE_MASK;
@@ -61,9 +65,10 @@ static void kmemcheck_show(struct kmemcheck_step *step, unsigned long addr)
 			return;
 	}
 	if (step->nr_pages < KMEMCHECK_MAX_PAGES &&
-	    kmemcheck_arch_show_page(page))
+	    (kmemcheck_arch_show_page(page) || kmemcheck_page_tracked(page)))
 		step->pages[step->nr_pages++] = page;
 }
+
 
 static void kmemcheck_show_range(struct kmemcheck_step *step,
 				 unsigned long addr, unsigned int size)
@@ -72,25 +77,51 @@ static void kmemcheck_show_range(struct kmemcheck_step *step,
 	kmemcheck_show(step, addr + size - 1);
 }
 
+/* Does one of the @depth outermost steps map @page? */
+static bool kmemcheck_in_steps(struct kmemcheck_cpu *kc, unsigned int depth,
+			       unsigned long page)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < depth; i++) {
+		for (j = 0; j < kc->steps[i].nr_pages; j++) {
+			if (kc->steps[i].pages[j] == page)
+				return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * kmemcheck_arch_page_in_step() - is a page mapped by a pending step?
+ * @addr:	any address in the page
+ *
+ * Return: true if a single-step in progress on this CPU needs the page.
+ */
+bool kmemcheck_arch_page_in_step(unsigned long addr)
+{
+	struct kmemcheck_cpu *kc = this_cpu_ptr(&kmemcheck_cpu);
+
+	return kmemcheck_in_steps(kc, kc->depth, addr & PAGE_MASK);
+}
+
 /*
  * Hide the pages of the innermost step, except those an outer step still
- * needs shown, restore the flags it changed, and pop it.
+ * needs shown and those left with nothing to check, restore the flags it
+ * changed, and pop it.
  */
 static void kmemcheck_finish_step(struct kmemcheck_cpu *kc,
 				  struct pt_regs *regs)
 {
 	struct kmemcheck_step *step = &kc->steps[kc->depth - 1];
-	unsigned int i, j, k;
+	unsigned int i;
 
 	for (i = 0; i < step->nr_pages; i++) {
-		bool needed = false;
+		unsigned long page = step->pages[i];
 
-		for (j = 0; j < kc->depth - 1 && !needed; j++) {
-			for (k = 0; k < kc->steps[j].nr_pages; k++)
-				needed |= kc->steps[j].pages[k] == step->pages[i];
-		}
-		if (!needed)
-			kmemcheck_arch_hide_page(step->pages[i]);
+		if (!kmemcheck_in_steps(kc, kc->depth - 1, page) &&
+		    !kmemcheck_page_may_rest(page))
+			kmemcheck_arch_hide_page(page);
 	}
 	regs->flags &= ~(X86_EFLAGS_TF | X86_EFLAGS_IF);
 	regs->flags |= step->flags;
