@@ -100,8 +100,9 @@ static const struct op_desc groups[NR_GROUPS][8] = {
 	[GRP3_B] = { [0] = R(1), [2 ... 3] = M(1), [4 ... 7] = R(1) },
 	[GRP3_V] = { [0] = R(V), [2 ... 3] = M(V), [4 ... 7] = R(V) },
 	[GRP4] = { [0 ... 1] = M(1) },
-	/* 2, 4: a function pointer is read; 3, 5 (far) are never used. */
-	[GRP5] = { [0 ... 1] = M(V), [2] = R(V), [4] = R(V), [6] = R(V) },
+	/* 2-5: a function pointer is read (3, 5: far, by the BIOS calls) */
+	[GRP5] = { [0 ... 1] = M(V), [2] = R(V), [3] = R(SZ_FAR),
+		   [4] = R(V), [5] = R(SZ_FAR), [6] = R(V) },
 	[GRP6] = { [0 ... 1] = W(2), [2 ... 5] = R(2) },
 	/* A pseudo-descriptor is 6 bytes whatever the operand size. */
 	[GRP7] = { [0 ... 1] = W(6), [2 ... 3] = R(6), [4] = W(2),
@@ -285,6 +286,9 @@ static const struct op_desc two_byte[256] = {
 	[0xf1 ... 0xf6] = S(SIMD_MMX),
 	[0xf8 ... 0xfe] = S(SIMD_MMX),
 };
+
+/* 66 0f 38 82: INVPCID reads a 16-byte descriptor. */
+static const struct op_desc invpcid = R(16);
 
 /* x87 memory forms, by opcode - 0xd8 and ModRM.reg. */
 static const struct op_desc x87[8][8] = {
@@ -624,8 +628,12 @@ static const struct op_desc *lookup(struct insn *insn)
 	} else if (insn->opcode.nbytes == 2 &&
 		   insn->opcode.bytes[0] == 0x0f) {
 		op = &two_byte[insn->opcode.bytes[1]];
+	} else if (insn->opcode.bytes[1] == 0x38 &&
+		   insn->opcode.bytes[2] == 0x82 &&
+		   simd_prefix(insn) == PFX_66) {
+		return &invpcid;
 	} else {
-		return NULL;	/* 0f 38, 0f 3a: not used on heap memory */
+		return NULL;	/* the rest of 0f 38 and 0f 3a */
 	}
 
 	switch (op->kind) {

@@ -200,8 +200,9 @@ static const struct test tests[] = {
 	   (AX * 4 + 0x1000) & 0xffffffffu, 4, RD),
 	T1("jmp [ecx*4+table]", "ff 24 8d 00 00 10 c1", NULL,
 	   0xc1100000 + CX * 4, 4, RD),
-	TE("call far [ebx]", "ff 1b", NULL, EOPNOTSUPP),
-	TE("jmp far [ebx]", "ff 2b", NULL, EOPNOTSUPP),
+	TB("call far [ebx]", "ff 1b", 6, RD),
+	TB("jmp far [ebx]", "ff 2b", 6, RD),
+	TB("invpcid eax,[ebx]", "66 0f 38 82 03", 16, RD),
 
 	/* XCHG, CMPXCHG, CMPXCHG8B, XADD */
 	TB("xchg [ebx],eax", "87 03", 4, RMW),
