@@ -427,6 +427,21 @@ static void test_notrack_pages(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/*
+ * A page with every byte initialized rests mapped after its first access;
+ * a byte that stops being initialized must hide it again.
+ */
+static void test_uninit_pages_rehidden(struct kunit *test)
+{
+	u32 *p = test_alloc_pages(test, GFP_KERNEL | __GFP_ZERO, 0);
+
+	READ_ONCE(p[0]);
+	READ_ONCE(p[1]);
+	kmemcheck_mark_uninitialized(&p[5], 4);
+	READ_ONCE(p[5]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_pages_rehidden, 4, &p[5]);
+}
+
 /* ===== Use after free ===== */
 
 /*
@@ -604,6 +619,34 @@ static void test_init_memcpy(struct kunit *test)
 static long suppressed_count(void)
 {
 	return atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_SUPPRESSED]);
+}
+
+/* Unaligned: source and destination offsets differ within a word. */
+static void test_uninit_memcpy_unaligned(struct kunit *test)
+{
+	u8 *src = test_alloc(test, 64, GFP_KERNEL);
+	u8 *dst = test_alloc(test, 64, GFP_KERNEL);
+	u32 *q = (u32 *)(dst + 30);
+
+	test_memset(src, 0, 32);
+	test_memcpy(dst + 1, src, 63);
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, dst + 1, 32, KMEMCHECK_SHADOW_INITIALIZED);
+	expect_shadow(test, dst + 33, 31, KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(*q);
+	EXPECT_REPORT(test, UNINIT, test_uninit_memcpy_unaligned, 4, q,
+		      .bad = dst + 33);
+}
+
+static void test_init_memcpy_unaligned(struct kunit *test)
+{
+	u8 *src = test_alloc(test, 64, GFP_KERNEL);
+	u8 *dst = test_alloc(test, 64, GFP_KERNEL);
+
+	test_memset(src, 0, 32);
+	test_memcpy(dst + 1, src, 63);
+	READ_ONCE(*(u32 *)(dst + 29));
+	EXPECT_NO_REPORT(test);
 }
 
 /* Untracked destination of the memcpy() infoleak cases, in one page. */
@@ -884,7 +927,7 @@ static int kmemcheck_suite_init(struct kunit_suite *suite)
 
 	scnprintf(ptr, sizeof(ptr), "%p", &observed);
 	if (strstr(ptr, "ptrval"))
-		pr_notice("kmemcheck_test: %%p not hashed yet: addresses will not be compared\n");
+		pr_notice("kmemcheck_test: %%p prints (ptrval): addresses always match\n");
 	saved_mode = READ_ONCE(kmemcheck_mode);
 	if (kmemcheck_enabled())
 		WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_ON);
@@ -911,6 +954,7 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uninit_pages),
 	KUNIT_CASE(test_init_pages_zero),
 	KUNIT_CASE(test_notrack_pages),
+	KUNIT_CASE(test_uninit_pages_rehidden),
 	KUNIT_CASE(test_use_after_free),
 	KUNIT_CASE(test_read_before_free),
 	KUNIT_CASE(test_uninit_read_u8),
@@ -925,6 +969,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_init_straddle),
 	KUNIT_CASE(test_uninit_memcpy),
 	KUNIT_CASE(test_init_memcpy),
+	KUNIT_CASE(test_uninit_memcpy_unaligned),
+	KUNIT_CASE(test_init_memcpy_unaligned),
 	KUNIT_CASE(test_infoleak_memcpy),
 	KUNIT_CASE(test_init_memcpy_untracked),
 	KUNIT_CASE(test_infoleak_movsb),
