@@ -6,8 +6,8 @@
  * kmemcheck prints for them, or that it prints none.  Reports are caught as
  * they reach the console, through the 'console' tracepoint, as in the KFENCE
  * and KMSAN tests.  A case that must report names the type, the function
- * holding the faulting instruction, the size and the address of the access;
- * each has a twin that must not report.
+ * holding the faulting instruction, the size and the address of the access
+ * and its first bad byte; each has a twin that must not report.
  *
  * Addresses are compared as %p prints them: boot with no_hash_pointers for
  * the comparison to mean something, as until the pointer hash key is ready
@@ -379,7 +379,7 @@ static void test_unallocated_memcache(struct kunit *test)
 	shadow = kmemcheck_shadow_of((unsigned long)next);
 	if (!shadow || *shadow != KMEMCHECK_SHADOW_UNALLOCATED) {
 		kmem_cache_free(c, p);
-		kunit_skip(test, "no unallocated object after the first");
+		kunit_skip(test, "the bytes after the object are not unallocated");
 	}
 	READ_ONCE(*next);
 	kmem_cache_free(c, p);
@@ -898,6 +898,7 @@ static void test_disable_current(struct kunit *test)
 
 static int test_init(struct kunit *test)
 {
+	/* Skipped one by one: a suite_init cannot skip the suite. */
 	if (!kmemcheck_enabled())
 		kunit_skip(test, "booted with kmemcheck=0");
 	report_reset();
