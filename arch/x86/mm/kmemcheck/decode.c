@@ -746,9 +746,16 @@ int kmemcheck_decode_insn(struct insn *insn, struct pt_regs *regs,
 int kmemcheck_decode(struct pt_regs *regs, struct kmemcheck_insn *out)
 {
 	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	return kmemcheck_decode_at(regs, buf, &insn, out);
+}
+
+int kmemcheck_decode_at(struct pt_regs *regs, u8 *buf, struct insn *insn,
+			struct kmemcheck_insn *out)
+{
 	unsigned long ip = regs->ip;
 	int len = MAX_INSN_SIZE;
-	struct insn insn;
 
 	/*
 	 * The instruction may end closer than MAX_INSN_SIZE bytes to an
@@ -761,7 +768,7 @@ int kmemcheck_decode(struct pt_regs *regs, struct kmemcheck_insn *out)
 		    copy_from_kernel_nofault(buf, (void *)ip, len))
 			return -EFAULT;
 	}
-	if (insn_decode(&insn, buf, len, INSN_MODE_32))
+	if (insn_decode(insn, buf, len, INSN_MODE_32))
 		return len < MAX_INSN_SIZE ? -EFAULT : -EOPNOTSUPP;
-	return kmemcheck_decode_insn(&insn, regs, out);
+	return kmemcheck_decode_insn(insn, regs, out);
 }

@@ -88,4 +88,16 @@ int kmemcheck_decode_insn(struct insn *insn, struct pt_regs *regs,
  */
 int kmemcheck_decode(struct pt_regs *regs, struct kmemcheck_insn *out);
 
+/**
+ * kmemcheck_decode_at() - decode the kernel instruction at regs->ip, keeping it
+ * @regs:	kernel-mode registers at a fault
+ * @buf:	MAX_INSN_SIZE bytes for the instruction, referred to by @insn
+ * @insn:	the decoded instruction, for callers that emulate it
+ * @out:	filled in on success
+ *
+ * Return: as kmemcheck_decode().
+ */
+int kmemcheck_decode_at(struct pt_regs *regs, u8 *buf, struct insn *insn,
+			struct kmemcheck_insn *out);
+
 #endif /* _ARCH_X86_MM_KMEMCHECK_DECODE_H */

@@ -6,7 +6,7 @@
  * access to the generic checks (mm/kmemcheck/core.c), shows the pages the
  * instruction touches and single-steps it with TF set and IF clear.
  * kmemcheck_debug_trap() hides the pages again when the step completes.
- * REP STOS and REP MOVS are done in place instead (rep.c).
+ * Plain MOVs and REP STOS/MOVS are done in the handler instead (emulate.c).
  *
  * Steps nest: an NMI may touch tracked memory while a step is pending, and
  * the fault handler itself may touch tracked memory.  Each CPU keeps a
@@ -20,6 +20,7 @@
 #include <linux/percpu.h>
 #include <linux/printk.h>
 
+#include <asm/insn.h>
 #include <asm/kmemcheck.h>
 #include <asm/processor-flags.h>
 #include <asm/ptrace.h>
@@ -27,7 +28,7 @@
 #include <asm/trap_pf.h>
 
 #include "decode.h"
-#include "rep.h"
+#include "emulate.h"
 
 /* Nesting depth: a fault, an NMI in its step, a fault in that NMI... */
 #define KMEMCHECK_MAX_DEPTH	4
@@ -178,6 +179,8 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	struct kmemcheck_cpu *kc = this_cpu_ptr(&kmemcheck_cpu);
 	struct kmemcheck_step *step;
 	struct kmemcheck_insn insn;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn raw;
 	unsigned int i;
 
 	if (kc->depth) {
@@ -210,7 +213,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	step->flags = regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_IF);
 	kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
 
-	if (kmemcheck_decode(regs, &insn)) {
+	if (kmemcheck_decode_at(regs, buf, &raw, &insn)) {
 		kmemcheck_unknown_insn(regs);
 		insn.nr = 0;
 	}
@@ -220,7 +223,9 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	/* Whatever the decoder said, the faulting page must be shown. */
 	kmemcheck_show(step, address);
 
-	if (insn.nr && kmemcheck_rep_string(regs, &insn)) {
+	/* Unless someone else is stepping it (a debugger), do it here. */
+	if (insn.nr && !(step->flags & X86_EFLAGS_TF) &&
+	    kmemcheck_emulate(regs, &raw, &insn)) {
 		kmemcheck_finish_step(kc, regs);
 		return true;
 	}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck on x86-32: instructions done in the fault handler, no trap.
+ *
+ * Most faults are plain MOV loads and stores.  Single-stepping one costs a
+ * debug trap on top of the fault; doing it here, with the page mapped,
+ * costs nothing more.  The MOV forms are those insn_decode_mmio() knows,
+ * as TDX and SEV emulate them for MMIO.
+ *
+ * A string instruction with a REP prefix traps after every element when
+ * single-stepped, so memset() of a page would cost 1024 faults and 1024
+ * traps.  Instead, the elements that lie in the pages the fault already
+ * made present are done here, with the shadow updated for all of them at
+ * once; the instruction then resumes where it stopped, if anything is
+ * left, and faults on its next page.  REP string instructions may be
+ * interrupted between any two elements, so this is invisible to the code.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <linux/kmemcheck.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+
+#include <asm/insn.h>
+#include <asm/insn-eval.h>
+#include <asm/kmemcheck.h>
+#include <asm/page.h>
+#include <asm/ptrace.h>
+
+#include "decode.h"
+#include "emulate.h"
+
+/* Elements of @size bytes from @addr up to the end of its page. */
+static unsigned long kmemcheck_rep_room(unsigned long addr, unsigned int size)
+{
+	return (PAGE_SIZE - offset_in_page(addr)) / size;
+}
+
+/*
+ * Only kernel memory that is mapped right now: a user page may be absent
+ * and its fault must be taken by the instruction itself, under its
+ * exception table entry.
+ */
+static bool kmemcheck_reachable(unsigned long addr)
+{
+	return addr >= TASK_SIZE_MAX && kmemcheck_arch_page_present(addr);
+}
+
+/* Do the elements of a REP STOS or REP MOVS that lie in present pages. */
+static bool kmemcheck_rep_string(struct pt_regs *regs,
+				 const struct kmemcheck_insn *insn)
+{
+	bool copy = insn->flags & KMEMCHECK_INSN_COPY;
+	unsigned int size = insn->access[0].size;
+	unsigned long src = regs->si, dst = regs->di;
+	unsigned long n = regs->cx, i;
+
+	if ((insn->flags & (KMEMCHECK_INSN_STRING | KMEMCHECK_INSN_REP |
+			    KMEMCHECK_INSN_BACKWARD)) !=
+	    (KMEMCHECK_INSN_STRING | KMEMCHECK_INSN_REP))
+		return false;
+	if (copy ? insn->nr != 2 : (insn->nr != 1 ||
+	    insn->access[0].kind != KMEMCHECK_ACCESS_WRITE))
+		return false;
+	if (size != 1 && size != 2 && size != 4)
+		return false;
+
+	n = min(n, kmemcheck_rep_room(dst, size));
+	if (copy)
+		n = min(n, kmemcheck_rep_room(src, size));
+	if (!n || !kmemcheck_reachable(dst) ||
+	    (copy && !kmemcheck_reachable(src)))
+		return false;
+
+	if (copy)
+		kmemcheck_copy(regs, src, dst, n * size);
+	else
+		kmemcheck_access(regs, dst, n * size, false, true);
+
+	/* Element by element, forward: exactly what the CPU would store. */
+	for (i = 0; i < n; i++) {
+		void *to = (void *)(dst + i * size);
+
+		if (copy)
+			memcpy(to, (void *)(src + i * size), size);
+		else
+			memcpy(to, &regs->ax, size);
+	}
+
+	regs->di += n * size;
+	if (copy)
+		regs->si += n * size;
+	regs->cx -= n;
+	if (!regs->cx)
+		regs->ip += insn->len;
+	return true;
+}
+
+/*
+ * The register operand of a MOV, or NULL if it is one this code does not
+ * write or read whole: %ah-%bh share a register with %al-%bl, and %esp
+ * of a kernel-mode frame is not where the code will find it.
+ */
+static unsigned long *kmemcheck_mov_reg(struct insn *insn,
+					struct pt_regs *regs, int bytes)
+{
+	unsigned long *reg = insn_get_modrm_reg_ptr(insn, regs);
+
+	if (!reg || reg == &regs->sp)
+		return NULL;
+	if (bytes == 1 && X86_MODRM_REG(insn->modrm.value) >= 4)
+		return NULL;
+	return reg;
+}
+
+/* Do a MOV, MOVZX or MOVSX between a register and present memory. */
+static bool kmemcheck_mov(struct pt_regs *regs, struct insn *insn,
+			  const struct kmemcheck_insn *kinsn)
+{
+	const struct kmemcheck_access *a = &kinsn->access[0];
+	void *mem = (void *)a->addr;
+	enum insn_mmio_type type;
+	unsigned long *reg, val = 0;
+	int bytes;
+
+	type = insn_decode_mmio(insn, &bytes);
+	if (type == INSN_MMIO_DECODE_FAILED || type == INSN_MMIO_MOVS ||
+	    kinsn->nr != 1 || bytes != a->size ||
+	    !kmemcheck_reachable(a->addr) ||
+	    !kmemcheck_reachable(a->addr + a->size - 1))
+		return false;
+
+	if (type == INSN_MMIO_WRITE_IMM) {
+		kmemcheck_access(regs, a->addr, bytes, false, true);
+		memcpy(mem, &insn->immediate.value, bytes);
+		goto done;
+	}
+	reg = kmemcheck_mov_reg(insn, regs, bytes);
+	if (!reg)
+		return false;
+
+	switch (type) {
+	case INSN_MMIO_WRITE:
+		kmemcheck_access(regs, a->addr, bytes, false, true);
+		memcpy(mem, reg, bytes);
+		break;
+	case INSN_MMIO_READ:
+		kmemcheck_access(regs, a->addr, bytes, true, false);
+		memcpy(reg, mem, bytes);
+		break;
+	case INSN_MMIO_READ_ZERO_EXTEND:
+	case INSN_MMIO_READ_SIGN_EXTEND:
+		if (insn->opnd_bytes != 4)
+			return false;
+		kmemcheck_access(regs, a->addr, bytes, true, false);
+		memcpy(&val, mem, bytes);
+		if (type == INSN_MMIO_READ_SIGN_EXTEND)
+			val = bytes == 1 ? (long)(s8)val : (long)(s16)val;
+		*reg = val;
+		break;
+	default:
+		return false;
+	}
+done:
+	regs->ip += insn->length;
+	return true;
+}
+
+/**
+ * kmemcheck_emulate() - do the faulting instruction in the handler
+ * @regs:	registers at the fault; updated as the instruction would
+ * @insn:	the instruction, as decoded by insn_decode()
+ * @kinsn:	its accesses, as decoded by kmemcheck_decode_at()
+ *
+ * Only for a few common instructions, and only when every page they touch
+ * is present: the caller has shown the tracked ones.  The shadow is checked
+ * and updated here, as kmemcheck_page_fault() would.
+ *
+ * Return: true if the instruction (or some REP elements) was done and no
+ * single-step is needed.
+ */
+bool kmemcheck_emulate(struct pt_regs *regs, struct insn *insn,
+		       const struct kmemcheck_insn *kinsn)
+{
+	if (kinsn->flags & KMEMCHECK_INSN_STRING)
+		return kmemcheck_rep_string(regs, kinsn);
+	return kmemcheck_mov(regs, insn, kinsn);
+}
