@@ -61,8 +61,10 @@ static bool kmemcheck_rep_string(struct pt_regs *regs,
 			    KMEMCHECK_INSN_BACKWARD)) !=
 	    (KMEMCHECK_INSN_STRING | KMEMCHECK_INSN_REP))
 		return false;
-	if (copy ? insn->nr != 2 : (insn->nr != 1 ||
-	    insn->access[0].kind != KMEMCHECK_ACCESS_WRITE))
+	/* STOS is the one REP string insn with a single write access. */
+	if (copy ? insn->nr != 2 :
+		   insn->nr != 1 ||
+		   insn->access[0].kind != KMEMCHECK_ACCESS_WRITE)
 		return false;
 	if (size != 1 && size != 2 && size != 4)
 		return false;

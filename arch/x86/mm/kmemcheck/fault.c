@@ -70,7 +70,6 @@ static void kmemcheck_show(struct kmemcheck_step *step, unsigned long addr)
 		step->pages[step->nr_pages++] = page;
 }
 
-
 static void kmemcheck_show_range(struct kmemcheck_step *step,
 				 unsigned long addr, unsigned int size)
 {
