@@ -44,6 +44,7 @@ KSTR_NEVER = (r'Kernel panic', r'Oops', r'BUG: unable to handle',
 	      r'\bBUG: (?!KMEMCHECK)')
 
 DECODER_DIR = 'tools/testing/kmemcheck/decoder'
+SUMMARY_RE = re.compile(r'\b(passed|failed|disagree|checked)\b')
 
 
 # ------------------------------------------------------------------------
@@ -205,7 +206,8 @@ class Result:
 	name: str
 	ok: Optional[bool]  # None: skipped
 	detail: str = ''
-	seconds: float = 0.0
+	seconds: Optional[float] = 0.0
+	where: str = ''  # shown instead of the time when seconds is None
 
 
 class Reporter:
@@ -233,7 +235,8 @@ class Reporter:
 		if r.ok:
 			self.passed += 1
 			extra = f' {r.detail}' if r.detail else ''
-			print(f'PASS {r.name} ({r.seconds:.1f} s){extra}', flush=True)
+			took = f'{r.seconds:.1f} s' if r.seconds is not None else r.where
+			print(f'PASS {r.name} ({took}){extra}', flush=True)
 		else:
 			self.failed += 1
 			if tail:
@@ -258,9 +261,11 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 		log_path = os.path.join(ctx.logs, f'{t.name}.log')
 		with open(log_path, 'w') as f:
 			f.write(proc.stdout)
-		lines = [l for l in proc.stdout.splitlines()
+		lines = [l.strip() for l in proc.stdout.splitlines()
 			 if l.strip() and not l.startswith('make')]
-		last = lines[-1].strip() if lines else ''
+		# The summary line of the test program, else its last line.
+		summary = [l for l in lines if SUMMARY_RE.search(l)]
+		last = (summary or lines or [''])[-1]
 		ok = proc.returncode == 0
 		rep.report(Result(name, ok, (f'[{last}]' if ok else
 					     f'exit {proc.returncode}: {last} (log: {log_path})'),
@@ -310,7 +315,7 @@ def test_kunit(ctx: Context, rep: Reporter) -> None:
 		seen += 1
 		status = case.status
 		if status == kp.TestStatus.SUCCESS:
-			rep.report(Result(full, True, '', res.seconds))
+			rep.report(Result(full, True, '', None, 'in the kunit boot'))
 		elif status == kp.TestStatus.SKIPPED:
 			rep.report(Result(full, None, 'skipped by the test'))
 		else:
@@ -319,8 +324,10 @@ def test_kunit(ctx: Context, rep: Reporter) -> None:
 	if why or not seen:
 		reason = why or ('no KUnit results in the console' if top.name == '<missing>'
 				 else 'no test case matched')
-		rep.report(Result('kunit/boot', False, f'{reason} (log: {res.log_path})'),
-			   tail=res.tail())
+		rep.report(Result('kunit/boot', False, f'{reason} (log: {res.log_path})',
+				  res.seconds), tail=res.tail())
+	else:
+		rep.report(Result('kunit/boot', True, f'[{seen} cases]', res.seconds))
 
 
 def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
@@ -329,9 +336,7 @@ def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 	if why:
 		return why
 	text = '\n'.join(res.lines)
-	for rx in t.must:
-		if not re.search(rx, text, re.M):
-			return f'console lacks /{rx}/'
+	# Unwanted messages first: they usually explain a missing one.
 	for rx in list(t.must_not) + list(KSTR_NEVER):
 		if rx in t.allowed:
 			continue
@@ -339,6 +344,9 @@ def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 		if m:
 			line = text[text.rfind('\n', 0, m.start()) + 1:].split('\n', 1)[0]
 			return f'console has /{rx}/: {line.strip()}'
+	for rx in t.must:
+		if not re.search(rx, text, re.M):
+			return f'console lacks /{rx}/'
 	return None
 
 
