@@ -20,7 +20,7 @@ import re
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -439,6 +439,7 @@ def main(argv: Sequence[str]) -> int:
 	args = parse_args(argv)
 	ctx = make_context(args)
 	try:
+		lock = tree.lock_build_dir(ctx.build_dir)
 		tree.check_deps(ctx.build_dir)
 		return COMMANDS[args.command](ctx, args)
 	except HarnessError as e:

@@ -11,7 +11,6 @@ import gzip
 import os
 import re
 import selectors
-import shutil
 import signal
 import stat
 import subprocess

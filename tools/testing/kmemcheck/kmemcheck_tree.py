@@ -9,7 +9,7 @@ ours; refresh() copies changes made in that tree back into the repository;
 build() configures from fragments and builds out of tree.
 """
 
-import fnmatch
+import fcntl
 import hashlib
 import os
 import re
@@ -170,6 +170,18 @@ def check_deps(build_dir: str, install: bool = True) -> None:
 		if still:
 			raise HarnessError(f'could not download {" ".join(still)}:i386 '
 					   f'into {build_dir}/debs')
+
+
+def lock_build_dir(build_dir: str):
+	"""Serializes harness runs on one build directory; returns the lock file."""
+	os.makedirs(build_dir, exist_ok=True)
+	f = open(os.path.join(build_dir, '.lock'), 'w')
+	try:
+		fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+	except BlockingIOError:
+		log(f'waiting for another kmemcheck.py working in {build_dir}')
+		fcntl.flock(f, fcntl.LOCK_EX)
+	return f
 
 
 # ------------------------------------------------------------ versions ---
