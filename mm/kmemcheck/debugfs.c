@@ -42,11 +42,19 @@ static int stats_show(struct seq_file *seq, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
+static int reports_show(struct seq_file *seq, void *v)
+{
+	kmemcheck_sites_show(seq);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(reports);
+
 static int __init kmemcheck_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("kmemcheck", NULL);
 
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
+	debugfs_create_file("reports", 0444, dir, NULL, &reports_fops);
 	kmemcheck_demo_init(dir);
 	return 0;
 }

@@ -56,6 +56,8 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 		      unsigned long addr, size_t size, unsigned long bad,
 		      unsigned long dst);
 void kmemcheck_report_flush(void);
+struct seq_file;
+void kmemcheck_sites_show(struct seq_file *seq);
 
 /* demo.c: a deliberate bug on request, to see kmemcheck at work. */
 struct dentry;

@@ -15,14 +15,20 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/panic.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include <asm/ptrace.h>
+
+#include <trace/events/error_report.h>
 
 #include "../slab.h"
 #include "kmemcheck.h"
@@ -73,6 +79,10 @@ struct kmemcheck_site {
 	enum kmemcheck_bug_type type;
 	unsigned long last;		/* jiffies of the last printed report */
 	unsigned long suppressed;	/* repeats since then */
+	unsigned long count;		/* bad accesses seen, printed or not */
+	unsigned long seen;		/* jiffies of the last one */
+	pid_t pid;			/* task of the first one */
+	char comm[TASK_COMM_LEN];
 };
 
 static DEFINE_RAW_SPINLOCK(kmemcheck_report_lock);
@@ -83,6 +93,36 @@ static unsigned long kmemcheck_lost_printed;
 /* The first instruction kmemcheck could not decode, until it is printed. */
 static unsigned long kmemcheck_unknown_ip;
 static bool kmemcheck_unknown_printed;
+
+#ifdef MODULE_PARAM_PREFIX
+#undef MODULE_PARAM_PREFIX
+#endif
+#define MODULE_PARAM_PREFIX "kmemcheck."
+
+/* kmemcheck.fault=panic: panic after the first report is printed. */
+static bool kmemcheck_fault_panic __read_mostly;
+
+static int kmemcheck_fault_set(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "report"))
+		kmemcheck_fault_panic = false;
+	else if (sysfs_streq(val, "panic"))
+		kmemcheck_fault_panic = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int kmemcheck_fault_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", kmemcheck_fault_panic ? "panic" : "report");
+}
+
+static const struct kernel_param_ops kmemcheck_fault_ops = {
+	.set = kmemcheck_fault_set,
+	.get = kmemcheck_fault_get,
+};
+module_param_cb(fault, &kmemcheck_fault_ops, NULL, 0644);
 
 static void kmemcheck_print_work(struct irq_work *work);
 static DEFINE_IRQ_WORK(kmemcheck_irq_work, kmemcheck_print_work);
@@ -106,6 +146,8 @@ static bool kmemcheck_site_first(unsigned long ip,
 		}
 		if (site->ip != ip || site->type != type)
 			continue;
+		site->count++;
+		site->seen = jiffies;
 		if (time_before(jiffies, site->last + KMEMCHECK_REPEAT_INTERVAL)) {
 			site->suppressed++;
 			kmemcheck_count(KMEMCHECK_COUNTER_SUPPRESSED);
@@ -121,6 +163,10 @@ static bool kmemcheck_site_first(unsigned long ip,
 		free->ip = ip;
 		free->type = type;
 		free->last = jiffies;
+		free->count = 1;
+		free->seen = jiffies;
+		free->pid = task_pid_nr(current);
+		get_task_comm(free->comm, current);
 	}
 	*suppressed = 0;
 	return true;
@@ -223,6 +269,8 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 {
 	const char *bug = kmemcheck_bug_names[r->type];
 
+	/* Do not allow lockdep to mangle the report. */
+	lockdep_off();
 	pr_err("==================================================================\n");
 	pr_err("BUG: KMEMCHECK: %s in %pS\n", bug, (void *)r->ip);
 	pr_err("\n");
@@ -252,10 +300,14 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 	stack_trace_print(r->entries, r->nr_entries, 1);
 	pr_err("\n");
 	dump_stack_print_info(KERN_ERR);
+	trace_error_report_end(ERROR_DETECTOR_KMEMCHECK, r->bad);
 	pr_err("==================================================================\n");
 	add_taint(TAINT_BAD_PAGE, LOCKDEP_STILL_OK);
+	lockdep_on();
 	kmemcheck_count(KMEMCHECK_COUNTER_REPORTS);
 	check_panic_on_warn("KMEMCHECK");
+	if (READ_ONCE(kmemcheck_fault_panic))
+		panic("kmemcheck.fault=panic set ...\n");
 }
 
 /*
@@ -330,4 +382,33 @@ void kmemcheck_unknown_insn(struct pt_regs *regs)
 	kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
 	if (!cmpxchg(&kmemcheck_unknown_ip, 0, regs->ip))
 		irq_work_queue(&kmemcheck_irq_work);
+}
+
+/**
+ * kmemcheck_sites_show() - print the call sites that made bad accesses
+ * @seq:	where to print
+ *
+ * One line per site: bad accesses seen, type, function, first task, and
+ * seconds since the last one.
+ */
+void kmemcheck_sites_show(struct seq_file *seq)
+{
+	struct kmemcheck_site *sites;
+	unsigned long flags;
+	unsigned int i;
+
+	sites = kmalloc_array(KMEMCHECK_SITES, sizeof(*sites), GFP_KERNEL);
+	if (!sites)
+		return;
+	raw_spin_lock_irqsave(&kmemcheck_report_lock, flags);
+	memcpy(sites, kmemcheck_sites, sizeof(kmemcheck_sites));
+	raw_spin_unlock_irqrestore(&kmemcheck_report_lock, flags);
+
+	seq_puts(seq, "# count type function first-task seconds-since-last\n");
+	for (i = 0; i < KMEMCHECK_SITES && sites[i].ip; i++)
+		seq_printf(seq, "%lu %s %pS %s/%d %lu\n", sites[i].count,
+			   kmemcheck_bug_names[sites[i].type],
+			   (void *)sites[i].ip, sites[i].comm, sites[i].pid,
+			   (jiffies - sites[i].seen) / HZ);
+	kfree(sites);
 }
