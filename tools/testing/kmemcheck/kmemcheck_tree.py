@@ -49,7 +49,6 @@ CONFIGS: Dict[str, Tuple[str, ...]] = {
 	'default': ('base', 'smp', 'kunit', 'kmemcheck'),
 	'nokmemcheck': ('base', 'smp', 'kunit', 'nokmemcheck'),
 	'up': ('base', 'kunit', 'kmemcheck'),
-	'debug': ('base', 'smp', 'kunit', 'kmemcheck', 'debuginfo'),
 }
 OPTIONAL_FRAGMENTS = ('kmemcheck', 'nokmemcheck')
 
