@@ -96,6 +96,8 @@ static inline bool kmemcheck_arch_show_page(unsigned long addr)
 /**
  * kmemcheck_arch_page_hidden() - is the page hidden by kmemcheck?
  * @addr:	any address in the page
+ *
+ * Return: true if the page is tracked and not mapped right now.
  */
 static inline bool kmemcheck_arch_page_hidden(unsigned long addr)
 {
@@ -108,6 +110,8 @@ static inline bool kmemcheck_arch_page_hidden(unsigned long addr)
 /**
  * kmemcheck_arch_page_present() - is the page mapped right now?
  * @addr:	any kernel address in the page
+ *
+ * Return: true if a present PTE maps the page.
  */
 static inline bool kmemcheck_arch_page_present(unsigned long addr)
 {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <asm/percpu.h>
 #include <asm/processor-flags.h>
 #include <asm/segment.h>
@@ -435,7 +436,8 @@ static void default_regs(struct pt_regs *regs)
 	regs->sp = SP;
 	regs->flags = 0x202;
 	regs->cs = 0x60;
-	regs->ds = regs->es = 0x7b;
+	regs->ds = 0x7b;
+	regs->es = 0x7b;
 	regs->fs = __KERNEL_PERCPU;
 	regs->ss = 0x68;
 }
@@ -543,7 +545,7 @@ static bool run_one(const struct test *t)
  */
 static int run_decode_tests(int *run)
 {
-	static unsigned char page[2 * 4096] __attribute__((aligned(4096)));
+	static unsigned char page[2 * 4096] __aligned(4096);
 	static const unsigned char load[] = { 0x8b, 0x43, 0x08 };
 	static const unsigned char store[] = { 0xc7, 0x43, 0x08, 0x78 };
 	unsigned char *end = page + 4096;
