@@ -26,6 +26,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kmemcheck_qemu as qemu  # noqa: E402
+import kmemcheck_lint as lint  # noqa: E402
 import kmemcheck_tree as tree  # noqa: E402
 from kmemcheck_tree import HarnessError, REPO  # noqa: E402
 
@@ -406,6 +407,35 @@ def test_boots(ctx: Context, rep: Reporter) -> None:
 			rep.report(Result(name, True, '', res.seconds))
 
 
+LINT_CHECKS = (
+	('lint/checkpatch', lambda c: lint.checkpatch(c.tree)),
+	('lint/kernel-doc', lambda c: lint.kernel_doc(c.tree)),
+	('lint/w1-sparse', lambda c: lint.compiler_warnings(c.tree, c.obj, c.jobs)),
+)
+
+
+def test_lint(ctx: Context, rep: Reporter) -> None:
+	"""checkpatch --strict, kernel-doc, W=1 and sparse: no finding passes."""
+	for name, check in LINT_CHECKS:
+		if not rep.wants(name):
+			continue
+		t0 = time.time()
+		problems = check(ctx)
+		if problems:
+			rep.report(Result(name, False, f'{len(problems)} problems'),
+				   tail='\n'.join(problems[:40]))
+		else:
+			rep.report(Result(name, True, '', time.time() - t0))
+
+
+def cmd_lint(ctx: Context, args: argparse.Namespace) -> int:
+	rep = Reporter(None)
+	prepare_and_build(ctx)
+	test_lint(ctx, rep)
+	print(f'{rep.passed} passed, {rep.failed} failed')
+	return 1 if rep.failed else 0
+
+
 def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 	rep = Reporter(args.filter)
 	kernel_ok = False
@@ -418,6 +448,7 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 		rep.report(Result(f'build/{ctx.config}', False, str(e).splitlines()[0]))
 	test_host(ctx, rep, kernel_ok)
 	if kernel_ok:
+		test_lint(ctx, rep)
 		test_kunit(ctx, rep)
 		test_boots(ctx, rep)
 	print(f'{rep.passed} passed, {rep.failed} failed')
@@ -462,6 +493,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	p.add_argument('--timeout', type=float, default=qemu.DEFAULT_TIMEOUT,
 		       help='seconds before the guest counts as hung (default: %(default)s)')
 	p.add_argument('--smp', type=int, default=1, help='guest CPUs (default: 1)')
+	p = sub.add_parser('lint', parents=[common],
+			   help='checkpatch, kernel-doc, W=1 and sparse on our code')
+	p.add_argument('--config', choices=configs, default='default')
 	p = sub.add_parser('test', parents=[common], help='run all tests')
 	p.add_argument('--filter', default=None,
 		       help='glob on test names, e.g. "boot/*" or "kunit/kmemcheck*"')
@@ -471,7 +505,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 COMMANDS = {
 	'deps': cmd_deps, 'prepare': cmd_prepare, 'refresh': cmd_refresh,
-	'build': cmd_build, 'run': cmd_run, 'test': cmd_test,
+	'build': cmd_build, 'run': cmd_run, 'lint': cmd_lint, 'test': cmd_test,
 }
 
 
