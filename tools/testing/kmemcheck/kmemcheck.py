@@ -36,6 +36,8 @@ from kmemcheck_tree import HarnessError, REPO  # noqa: E402
 KSTR_MODE = r'kmemcheck-harness: kernel\.kmemcheck={}\b'
 KSTR_BAD_PARAM = r"kmemcheck: unknown boot value 'kmemcheck=banana'"
 KSTR_ONE_CPU = r'kmemcheck: limiting the machine to one CPU'
+KSTR_BOOT_MODE = {0: r'kmemcheck: disabled$', 1: r'kmemcheck: enabled in report-all mode',
+		  2: r'kmemcheck: enabled in one-shot mode'}
 KSTR_UNINIT = r'BUG: KMEMCHECK: uninit-value in '
 KSTR_INFOLEAK = r'BUG: KMEMCHECK: kernel-infoleak in '
 KSTR_ANY_REPORT = r'BUG: KMEMCHECK: '
@@ -113,6 +115,7 @@ class BootTest:
 	must_not: Sequence[str] = ()
 	allowed: Sequence[str] = ()  # exempt from KSTR_NEVER
 	reports: Sequence[str] = ()  # expected '<type> in <function>' regexes
+	max_reports: Optional[int] = None
 	timeout: int = qemu.DEFAULT_TIMEOUT
 
 
@@ -121,11 +124,13 @@ SHOW_CPUS = 'echo "kmemcheck-harness: cpus online=$(cat /sys/devices/system/cpu/
 
 BOOT_TESTS = (
 	BootTest('boot-kmemcheck-0', 'kmemcheck=0', 1, SHOW_MODE,
-		 must=[KSTR_MODE.format(0)], must_not=[KSTR_ANY_REPORT]),
+		 must=[KSTR_BOOT_MODE[0], KSTR_MODE.format(0)], must_not=[KSTR_ANY_REPORT]),
 	BootTest('boot-kmemcheck-1', 'kmemcheck=1', 1, SHOW_MODE,
-		 must=[KSTR_MODE.format(1)]),
+		 must=[KSTR_BOOT_MODE[1], KSTR_MODE.format(1)]),
+	# One-shot: the first report (a known finding at boot, say) turns
+	# checking off, so the sysctl reads 2 before any report and 0 after.
 	BootTest('boot-kmemcheck-2', 'kmemcheck=2', 1, SHOW_MODE,
-		 must=[KSTR_MODE.format(2)]),
+		 must=[KSTR_BOOT_MODE[2], KSTR_MODE.format('[02]')], max_reports=1),
 	BootTest('boot-kmemcheck-garbage', 'kmemcheck=banana', 1, SHOW_MODE,
 		 must=[KSTR_BAD_PARAM, KSTR_MODE.format(r'\d')]),
 	BootTest('boot-smp2', 'kmemcheck=1', 2, SHOW_MODE + SHOW_CPUS,
@@ -388,6 +393,13 @@ def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 	for rx in t.must:
 		if not re.search(rx, text, re.M):
 			return f'console lacks /{rx}/'
+	n = len(REPORT_TITLE_RE.findall(text))
+	if t.max_reports is not None and n > t.max_reports:
+		return f'{n} kmemcheck reports, expected at most {t.max_reports}'
+	if t.max_reports == 1 and n == 0 and not re.search(KSTR_MODE.format(2), text):
+		return 'no report, yet one-shot mode was switched off'
+	if t.max_reports == 1 and n == 1 and not re.search(KSTR_MODE.format(0), text):
+		return 'one-shot mode still on after a report'
 	return None
 
 
