@@ -22,7 +22,8 @@ SIZES = {'BYTE': 1, 'WORD': 2, 'DWORD': 4, 'FWORD': 6, 'QWORD': 8,
 # Memory operands objdump prints without a size.
 UNSIZED = {'fxsave': 512, 'fxrstor': 512, 'fnsave': 108, 'frstor': 108,
            'fnstenv': 28, 'fldenv': 28, 'lgdt': 6, 'lidt': 6, 'sgdt': 6,
-           'sidt': 6, 'lgdtd': 6, 'lidtd': 6, 'sgdtd': 6, 'sidtd': 6}
+           'sidt': 6, 'lgdtd': 6, 'lidtd': 6, 'sgdtd': 6, 'sidtd': 6,
+           'invpcid': 16}
 
 # MOV AL/AX/EAX, moffs (A0-A3): objdump sizes the register only.
 REG_SIZES = dict([(r, 1) for r in ('al', 'cl', 'dl', 'bl', 'ah', 'ch', 'dh',
