@@ -8,6 +8,7 @@
 
 #define pr_fmt(fmt) "kmemcheck: " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/export.h>
 #include <linux/init.h>
@@ -68,6 +69,21 @@ bool __init kmemcheck_direct_map_4k(void)
 	return kmemcheck_boot_mode != KMEMCHECK_MODE_OFF;
 }
 
+/*
+ * Hiding and showing pages flushes the local TLB only: an IPI is impossible
+ * with interrupts off in the fault and trap handlers.  So the machine runs
+ * on one CPU, and CPU hotplug is disabled once the boot is over.
+ */
+#ifdef CONFIG_SMP
+static void __init kmemcheck_limit_cpus(void)
+{
+	pr_info("limiting the machine to one CPU; boot with kmemcheck=0 to use them all\n");
+	setup_max_cpus = 1;
+}
+#else
+static inline void kmemcheck_limit_cpus(void) { }
+#endif
+
 /**
  * kmemcheck_init() - turn tracking on, before the slab allocator starts
  *
@@ -80,14 +96,7 @@ void __init kmemcheck_init(void)
 		pr_info("disabled\n");
 		return;
 	}
-	/*
-	 * Hiding and showing pages flushes the local TLB only: an IPI is
-	 * impossible with interrupts off in the fault and trap handlers.
-	 */
-	if (IS_ENABLED(CONFIG_SMP)) {
-		pr_info("limiting the machine to one CPU; boot with kmemcheck=0 to use them all\n");
-		setup_max_cpus = 1;
-	}
+	kmemcheck_limit_cpus();
 	kmemcheck_mode = kmemcheck_boot_mode;
 	kmemcheck_booted_on = true;
 	static_branch_enable(&kmemcheck_enabled_key);
@@ -126,12 +135,14 @@ static struct ctl_table kmemcheck_sysctl_table[] = {
 	},
 };
 
-static int __init kmemcheck_sysctl_init(void)
+static int __init kmemcheck_late_init(void)
 {
 	register_sysctl_init("kernel", kmemcheck_sysctl_table);
+	if (kmemcheck_booted_on)
+		cpu_hotplug_disable();
 	return 0;
 }
-late_initcall(kmemcheck_sysctl_init);
+late_initcall(kmemcheck_late_init);
 
 /* === Allocator hooks ===================================================== */
 

@@ -86,6 +86,8 @@ struct kmemcheck_site {
 };
 
 static DEFINE_RAW_SPINLOCK(kmemcheck_report_lock);
+/* Set while this CPU records a report: an NMI report then counts as lost. */
+static atomic_t kmemcheck_recording = ATOMIC_INIT(0);
 static struct kmemcheck_record kmemcheck_queue[KMEMCHECK_QUEUE_LEN];
 static unsigned int kmemcheck_queue_head, kmemcheck_queue_len;
 static struct kmemcheck_site kmemcheck_sites[KMEMCHECK_SITES];
@@ -166,7 +168,7 @@ static bool kmemcheck_site_first(unsigned long ip,
 		free->count = 1;
 		free->seen = jiffies;
 		free->pid = task_pid_nr(current);
-		get_task_comm(free->comm, current);
+		strscpy_pad(free->comm, current->comm);
 	}
 	*suppressed = 0;
 	return true;
@@ -220,10 +222,17 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 	struct kmemcheck_record *r;
 	unsigned long flags, suppressed;
 
-	/* An NMI hitting a report in progress must not deadlock. */
-	if (!raw_spin_trylock_irqsave(&kmemcheck_report_lock, flags)) {
+	/*
+	 * An NMI hitting a report in progress must not deadlock, nor corrupt
+	 * the queue where a uniprocessor trylock always succeeds.
+	 */
+	if (atomic_xchg(&kmemcheck_recording, 1)) {
 		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
 		goto kick;
+	}
+	if (!raw_spin_trylock_irqsave(&kmemcheck_report_lock, flags)) {
+		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
+		goto done;
 	}
 	if (!kmemcheck_site_first(regs->ip, type, &suppressed))
 		goto unlock;
@@ -242,7 +251,8 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 	r->bad = bad;
 	r->suppressed = suppressed;
 	r->pid = task_pid_nr(current);
-	get_task_comm(r->comm, current);
+	/* Not get_task_comm(): task_lock() may be held by this very CPU. */
+	strscpy_pad(r->comm, current->comm);
 	kmemcheck_fill_object(r);
 	kmemcheck_fill_window(r);
 	r->nr_entries = stack_trace_save_regs(regs, r->entries,
@@ -252,6 +262,8 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 		WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_OFF);
 unlock:
 	raw_spin_unlock_irqrestore(&kmemcheck_report_lock, flags);
+done:
+	atomic_set(&kmemcheck_recording, 0);
 kick:
 	irq_work_queue(&kmemcheck_irq_work);
 }
@@ -362,7 +374,6 @@ void kmemcheck_report_flush(void)
 	}
 	raw_spin_unlock_irqrestore(&kmemcheck_print_lock, flags);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_report_flush); /* for the KUnit tests */
 
 static void kmemcheck_print_work(struct irq_work *work)
 {

@@ -32,7 +32,7 @@
 
 /* Let fully initialized pages rest mapped; off to measure what it saves. */
 static bool kmemcheck_fastpath __read_mostly = true;
-module_param_named(fastpath, kmemcheck_fastpath, bool, 0644);
+module_param_named(fastpath, kmemcheck_fastpath, bool, 0444);
 
 /**
  * kmemcheck_shadow_of() - find the shadow byte of an address
@@ -101,18 +101,24 @@ static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
 				  u8 state)
 {
 	unsigned long *pending = kmemcheck_pending(shadow);
-	unsigned long before = *pending;
+	unsigned long before, flags;
+	long delta = 0;
 	size_t i;
 
+	/* A fault in an interrupt may change the same page meanwhile. */
+	local_irq_save(flags);
+	before = *pending;
 	for (i = 0; i < n; i++) {
-		*pending += (shadow[i] == KMEMCHECK_SHADOW_INITIALIZED) -
-			    (state == KMEMCHECK_SHADOW_INITIALIZED);
+		delta += (shadow[i] == KMEMCHECK_SHADOW_INITIALIZED) -
+			 (state == KMEMCHECK_SHADOW_INITIALIZED);
 		shadow[i] = state;
 	}
+	*pending = before + delta;
 	if (!before && *pending)
 		kmemcheck_wake_page(addr);
 	else if (before && !*pending && READ_ONCE(kmemcheck_fastpath))
 		kmemcheck_arch_show_page(addr);
+	local_irq_restore(flags);
 }
 
 /**

@@ -49,8 +49,9 @@ static inline void kmemcheck_arch_set_pte(pte_t *pte, pteval_t old,
  * kmemcheck_arch_hide_page() - make a direct-map page fault on every access
  * @addr:	any address in the page
  *
- * Flushes the local TLB only: it runs with interrupts off, and kmemcheck
- * runs the machine on one CPU.
+ * Flushes the local TLB only: it may run with interrupts off, in the fault
+ * and trap handlers, where no IPI can be sent; kmemcheck runs the machine
+ * on one CPU.
  *
  * Return: false if the page is not mapped by a present 4K PTE.
  */

@@ -757,6 +757,9 @@ int kmemcheck_decode_at(struct pt_regs *regs, u8 *buf, struct insn *insn,
 	unsigned long ip = regs->ip;
 	int len = MAX_INSN_SIZE;
 
+	/* Nothing half-filled survives a failure. */
+	memset(out, 0, sizeof(*out));
+
 	/*
 	 * The instruction may end closer than MAX_INSN_SIZE bytes to an
 	 * unmapped page (the end of the kernel text): then take what is

@@ -19,9 +19,9 @@
  */
 
 #include <linux/kmemcheck.h>
+#include <linux/compiler.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
-#include <linux/string.h>
 
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
@@ -31,6 +31,37 @@
 
 #include "decode.h"
 #include "emulate.h"
+
+/*
+ * One load or store of 1, 2 or 4 bytes, as the instruction makes it: never
+ * memcpy(), which may split it.
+ */
+static unsigned long kmemcheck_load(const void *p, unsigned int size)
+{
+	switch (size) {
+	case 1:
+		return READ_ONCE(*(const u8 *)p);
+	case 2:
+		return READ_ONCE(*(const u16 *)p);
+	default:
+		return READ_ONCE(*(const u32 *)p);
+	}
+}
+
+static void kmemcheck_store(void *p, unsigned long val, unsigned int size)
+{
+	switch (size) {
+	case 1:
+		WRITE_ONCE(*(u8 *)p, val);
+		break;
+	case 2:
+		WRITE_ONCE(*(u16 *)p, val);
+		break;
+	default:
+		WRITE_ONCE(*(u32 *)p, val);
+		break;
+	}
+}
 
 /* Elements of @size bytes from @addr up to the end of its page. */
 static unsigned long kmemcheck_rep_room(unsigned long addr, unsigned int size)
@@ -86,9 +117,10 @@ static bool kmemcheck_rep_string(struct pt_regs *regs,
 		void *to = (void *)(dst + i * size);
 
 		if (copy)
-			memcpy(to, (void *)(src + i * size), size);
+			kmemcheck_store(to, kmemcheck_load((void *)(src + i * size),
+							   size), size);
 		else
-			memcpy(to, &regs->ax, size);
+			kmemcheck_store(to, regs->ax, size);
 	}
 
 	regs->di += n * size;
@@ -102,8 +134,8 @@ static bool kmemcheck_rep_string(struct pt_regs *regs,
 
 /*
  * The register operand of a MOV, or NULL if it is one this code does not
- * write or read whole: %ah-%bh share a register with %al-%bl, and %esp
- * of a kernel-mode frame is not where the code will find it.
+ * handle: %ah-%bh share a register with %al-%bl, and %esp is left to the
+ * single-step for simplicity (the kernel never keeps it in the heap).
  */
 static unsigned long *kmemcheck_mov_reg(struct insn *insn,
 					struct pt_regs *regs, int bytes)
@@ -136,7 +168,7 @@ static bool kmemcheck_mov(struct pt_regs *regs, struct insn *insn,
 
 	if (type == INSN_MMIO_WRITE_IMM) {
 		kmemcheck_access(regs, a->addr, bytes, false, true);
-		memcpy(mem, &insn->immediate.value, bytes);
+		kmemcheck_store(mem, insn->immediate.value, bytes);
 		goto done;
 	}
 	reg = kmemcheck_mov_reg(insn, regs, bytes);
@@ -146,18 +178,22 @@ static bool kmemcheck_mov(struct pt_regs *regs, struct insn *insn,
 	switch (type) {
 	case INSN_MMIO_WRITE:
 		kmemcheck_access(regs, a->addr, bytes, false, true);
-		memcpy(mem, reg, bytes);
+		kmemcheck_store(mem, *reg, bytes);
 		break;
 	case INSN_MMIO_READ:
 		kmemcheck_access(regs, a->addr, bytes, true, false);
-		memcpy(reg, mem, bytes);
+		val = kmemcheck_load(mem, bytes);
+		/* A 1- or 2-byte load keeps the rest of the register. */
+		if (bytes < 4)
+			val |= *reg & ~((1UL << (8 * bytes)) - 1);
+		*reg = val;
 		break;
 	case INSN_MMIO_READ_ZERO_EXTEND:
 	case INSN_MMIO_READ_SIGN_EXTEND:
 		if (insn->opnd_bytes != 4)
 			return false;
 		kmemcheck_access(regs, a->addr, bytes, true, false);
-		memcpy(&val, mem, bytes);
+		val = kmemcheck_load(mem, bytes);
 		if (type == INSN_MMIO_READ_SIGN_EXTEND)
 			val = bytes == 1 ? (long)(s8)val : (long)(s16)val;
 		*reg = val;

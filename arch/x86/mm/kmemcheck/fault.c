@@ -65,8 +65,14 @@ static void kmemcheck_show(struct kmemcheck_step *step, unsigned long addr)
 		if (step->pages[i] == page)
 			return;
 	}
-	if (step->nr_pages < KMEMCHECK_MAX_PAGES &&
-	    (kmemcheck_arch_show_page(page) || kmemcheck_page_tracked(page)))
+	if (step->nr_pages == KMEMCHECK_MAX_PAGES) {
+		/* Cannot happen with a right decoder; never livelock. */
+		if (kmemcheck_arch_show_page(page))
+			pr_warn_once("kmemcheck: too many pages for one step at %pS; page %p no longer checked\n",
+				     (void *)step->ip, (void *)page);
+		return;
+	}
+	if (kmemcheck_arch_show_page(page) || kmemcheck_page_tracked(page))
 		step->pages[step->nr_pages++] = page;
 }
 
@@ -177,7 +183,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 {
 	struct kmemcheck_cpu *kc = this_cpu_ptr(&kmemcheck_cpu);
 	struct kmemcheck_step *step;
-	struct kmemcheck_insn insn;
+	struct kmemcheck_insn insn = {};
 	u8 buf[MAX_INSN_SIZE];
 	struct insn raw;
 	unsigned int i;
@@ -205,11 +211,14 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 			     (void *)regs->ip, (void *)address);
 		return true;
 	}
-	step = &kc->steps[kc->depth++];
+	/* Fill the step before an NMI can see it. */
+	step = &kc->steps[kc->depth];
 	step->ip = regs->ip;
 	step->sp = regs->sp;
 	step->nr_pages = 0;
 	step->flags = regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_IF);
+	barrier();
+	WRITE_ONCE(kc->depth, kc->depth + 1);
 	kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
 
 	if (kmemcheck_decode_at(regs, buf, &raw, &insn)) {
