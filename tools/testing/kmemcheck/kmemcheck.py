@@ -115,16 +115,11 @@ class BootTest:
 	must_not: Sequence[str] = ()
 	allowed: Sequence[str] = ()  # exempt from KSTR_NEVER
 	reports: Sequence[str] = ()  # expected '<type> in <function>' regexes
-	nr_reports: Optional[int] = None  # exactly this many reports, if set
 	max_reports: Optional[int] = None
 	timeout: int = qemu.DEFAULT_TIMEOUT
 
 
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
-# One-shot: a bad read (the demo's, unless a boot finding came first) turns
-# checking off, and no second report follows.
-ONESHOT = ('echo uninit > /sys/kernel/debug/kmemcheck/demo\n'
-	   'echo uninit > /sys/kernel/debug/kmemcheck/demo\n' + SHOW_MODE)
 SHOW_CPUS = 'echo "kmemcheck-harness: cpus online=$(cat /sys/devices/system/cpu/online)"\n'
 
 BOOT_TESTS = (
