@@ -390,8 +390,9 @@ def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 	bad = unexplained_reports(text, t.reports)
 	if bad:
 		return f'unexplained kmemcheck report: {bad[0]} (see {FINDINGS_DOC})'
+	user = qemu.userspace_text(res.lines)
 	for rx in t.must:
-		if not re.search(rx, text, re.M):
+		if not re.search(rx, text, re.M) and not re.search(rx, user, re.M):
 			return f'console lacks /{rx}/'
 	n = len(REPORT_TITLE_RE.findall(text))
 	if t.max_reports is not None and n > t.max_reports:

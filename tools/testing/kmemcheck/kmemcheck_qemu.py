@@ -218,6 +218,9 @@ def boot(kernel: str, initrd: str, cmdline: str, smp: int, timeout: float,
 		if proc.poll() is None:
 			os.killpg(proc.pid, signal.SIGKILL)
 		res.exit_code = proc.wait()
+		user = userspace_text(res.lines)
+		res.reached_userspace = res.reached_userspace or USERSPACE_MARKER in user
+		res.finished_scenario = res.finished_scenario or DONE_MARKER in user
 		res.seconds = time.time() - t0
 		logf.write(f'# qemu exit {res.exit_code} after {res.seconds:.1f} s'
 			   f'{" (timed out)" if res.timed_out else ""}\n')
@@ -231,6 +234,16 @@ def boot_interactive(kernel: str, initrd: str, cmdline: str, smp: int) -> int:
 	cmd = qemu_cmd(kernel, initrd, cmdline, smp, interactive=True)
 	print('$ ' + ' '.join(cmd), flush=True)
 	return subprocess.call(cmd)
+
+
+# Kernel messages from another CPU can land in the middle of a line that
+# user space writes to the same serial port: drop them to read user space.
+KERNEL_LINE_RE = re.compile(r'\[\s*\d+\.\d+\][^\n]*(?:\n|$)')
+
+
+def userspace_text(lines: List[str]) -> str:
+	"""The console with kernel messages (timestamped) cut out."""
+	return KERNEL_LINE_RE.sub('', '\n'.join(lines))
 
 
 # ------------------------------------------------------------- reports ---
