@@ -122,11 +122,28 @@ class BootTest:
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
 SHOW_CPUS = 'echo "kmemcheck-harness: cpus online=$(cat /sys/devices/system/cpu/online)"\n'
 
+
+def try_sysctl(value: str) -> str:
+	"""Shell lines writing @value to the sysctl and saying what happened."""
+	return (f'if echo {value} > /proc/sys/kernel/kmemcheck 2>/dev/null; '
+		f'then echo "kmemcheck-harness: sysctl took {value}"; '
+		f'else echo "kmemcheck-harness: sysctl refused {value}"; fi\n')
+
+
+# Out of range is refused; so is turning checks on without tracking.
+SYSCTL_ON = try_sysctl('3') + try_sysctl('0') + try_sysctl('1') + SHOW_MODE
+SYSCTL_OFF = try_sysctl('1') + SHOW_MODE
+
 BOOT_TESTS = (
-	BootTest('boot-kmemcheck-0', 'kmemcheck=0', 1, SHOW_MODE,
-		 must=[KSTR_BOOT_MODE[0], KSTR_MODE.format(0)], must_not=[KSTR_ANY_REPORT]),
-	BootTest('boot-kmemcheck-1', 'kmemcheck=1', 1, SHOW_MODE,
-		 must=[KSTR_BOOT_MODE[1], KSTR_MODE.format(1)]),
+	BootTest('boot-kmemcheck-0', 'kmemcheck=0', 1, SHOW_MODE + SYSCTL_OFF,
+		 must=[KSTR_BOOT_MODE[0], KSTR_MODE.format(0),
+		       r'kmemcheck-harness: sysctl refused 1$'],
+		 must_not=[KSTR_ANY_REPORT]),
+	BootTest('boot-kmemcheck-1', 'kmemcheck=1', 1, SHOW_MODE + SYSCTL_ON,
+		 must=[KSTR_BOOT_MODE[1], KSTR_MODE.format(1),
+		       r'kmemcheck-harness: sysctl refused 3$',
+		       r'kmemcheck-harness: sysctl took 0$',
+		       r'kmemcheck-harness: sysctl took 1$']),
 	# One-shot: the first report (a known finding at boot, say) turns
 	# checking off, so the sysctl reads 2 before any report and 0 after.
 	BootTest('boot-kmemcheck-2', 'kmemcheck=2', 1, SHOW_MODE,
