@@ -425,28 +425,36 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
  * @size:	number of bytes
  *
  * Copying uninitialized bytes is not a bug; using them is.  So the shadow
- * follows the bytes into tracked memory.  Only when the destination is not
- * tracked is the state lost: uninitialized bytes leaving tracked memory
- * this way are reported as kernel-infoleak.
+ * follows the bytes into tracked memory, where a later read of them is
+ * reported.  Only when the destination is not tracked is the state lost:
+ * uninitialized bytes leaving tracked memory this way are reported as
+ * kernel-infoleak.  Copying freed or unallocated bytes is reported at the
+ * copy, where the bug is, and they arrive uninitialized.
  */
 void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		    size_t size)
 {
+	bool checking = kmemcheck_checking();
 	bool reported = false;
 	size_t i;
 
 	for (i = 0; i < size; i++) {
 		u8 *from = kmemcheck_shadow_of(src + i);
 		u8 *to = kmemcheck_shadow_of(dst + i);
+		u8 state = from ? *from : KMEMCHECK_SHADOW_INITIALIZED;
+		bool stale = state == KMEMCHECK_SHADOW_FREED ||
+			     state == KMEMCHECK_SHADOW_UNALLOCATED;
 
-		if (to) {
-			kmemcheck_shadow_set(dst + i, 1, from ? *from :
-					     KMEMCHECK_SHADOW_INITIALIZED);
-		} else if (from && *from != KMEMCHECK_SHADOW_INITIALIZED &&
-			   !reported && kmemcheck_checking()) {
-			kmemcheck_report(regs, KMEMCHECK_BUG_INFOLEAK, src,
-					 size, src + i, dst);
+		if (!reported && checking &&
+		    (stale || (!to && state != KMEMCHECK_SHADOW_INITIALIZED))) {
+			kmemcheck_report(regs, stale ? kmemcheck_bug_of(state) :
+					 KMEMCHECK_BUG_INFOLEAK, src, size,
+					 src + i, to ? 0 : dst);
 			reported = true;
 		}
+		if (to)
+			kmemcheck_shadow_set(dst + i, 1, stale ?
+					     KMEMCHECK_SHADOW_UNINITIALIZED :
+					     state);
 	}
 }

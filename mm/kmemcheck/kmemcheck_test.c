@@ -701,6 +701,38 @@ static void test_infoleak_movsb(struct kunit *test)
 		      buf, &src[1]);
 }
 
+/* Copying freed bytes is the use-after-free; they arrive uninitialized. */
+static void test_uaf_movsb(struct kunit *test)
+{
+	u8 *src = kmalloc(256, GFP_KERNEL);
+	u8 *dst = test_alloc(test, 16, GFP_KERNEL);
+	void *s = src, *d = dst;
+	size_t n = 16;
+
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	memset(src, 1, 16);
+	kfree(src);
+	asm volatile("rep movsb"
+		     : "+S" (s), "+D" (d), "+c" (n)
+		     : : "memory");
+	EXPECT_REPORT(test, UAF, test_uaf_movsb, 16, src);
+	expect_shadow(test, dst, 16, KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+
+static void test_init_movsb(struct kunit *test)
+{
+	u8 *src = test_alloc(test, 16, GFP_KERNEL | __GFP_ZERO);
+	u8 *dst = test_alloc(test, 16, GFP_KERNEL);
+	void *s = src, *d = dst;
+	size_t n = 16;
+
+	asm volatile("rep movsb"
+		     : "+S" (s), "+D" (d), "+c" (n)
+		     : : "memory");
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, dst, 16, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
 /* ===== Read-modify-write instructions ===== */
 
 static void test_uninit_cmpxchg(struct kunit *test)
@@ -973,6 +1005,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uninit_memcpy_unaligned),
 	KUNIT_CASE(test_init_memcpy_unaligned),
 	KUNIT_CASE(test_infoleak_memcpy),
+	KUNIT_CASE(test_uaf_movsb),
+	KUNIT_CASE(test_init_movsb),
 	KUNIT_CASE(test_init_memcpy_untracked),
 	KUNIT_CASE(test_infoleak_movsb),
 	KUNIT_CASE(test_uninit_cmpxchg),
