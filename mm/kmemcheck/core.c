@@ -309,6 +309,24 @@ void kmemcheck_mark_initialized_pages(struct page *page, unsigned int n)
 }
 EXPORT_SYMBOL_GPL(kmemcheck_mark_initialized_pages);
 
+/* First tracked byte of [addr, addr + size) that is not initialized. */
+static bool kmemcheck_find_bad(unsigned long addr, size_t size,
+			       unsigned long *bad, u8 *state)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		u8 *shadow = kmemcheck_shadow_of(addr + i);
+
+		if (shadow && *shadow != KMEMCHECK_SHADOW_INITIALIZED) {
+			*bad = addr + i;
+			*state = *shadow;
+			return true;
+		}
+	}
+	return false;
+}
+
 /**
  * kmemcheck_is_obj_initialized() - is every tracked byte of a range written?
  * @address:	first byte
@@ -318,16 +336,10 @@ EXPORT_SYMBOL_GPL(kmemcheck_mark_initialized_pages);
  */
 bool kmemcheck_is_obj_initialized(const void *address, size_t size)
 {
-	unsigned long addr = (unsigned long)address;
-	size_t i;
+	unsigned long bad;
+	u8 state;
 
-	for (i = 0; i < size; i++) {
-		u8 *shadow = kmemcheck_shadow_of(addr + i);
-
-		if (shadow && *shadow != KMEMCHECK_SHADOW_INITIALIZED)
-			return false;
-	}
-	return true;
+	return !kmemcheck_find_bad((unsigned long)address, size, &bad, &state);
 }
 EXPORT_SYMBOL_GPL(kmemcheck_is_obj_initialized);
 
@@ -373,24 +385,6 @@ static bool kmemcheck_checking(void)
 {
 	return READ_ONCE(kmemcheck_mode) != KMEMCHECK_MODE_OFF &&
 	       !current->kmemcheck_disabled;
-}
-
-/* First tracked byte of [addr, addr + size) that is not initialized. */
-static bool kmemcheck_find_bad(unsigned long addr, size_t size,
-			       unsigned long *bad, u8 *state)
-{
-	size_t i;
-
-	for (i = 0; i < size; i++) {
-		u8 *shadow = kmemcheck_shadow_of(addr + i);
-
-		if (shadow && *shadow != KMEMCHECK_SHADOW_INITIALIZED) {
-			*bad = addr + i;
-			*state = *shadow;
-			return true;
-		}
-	}
-	return false;
 }
 
 /**
