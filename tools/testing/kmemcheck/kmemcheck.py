@@ -8,6 +8,7 @@
   kmemcheck.py build     configure from fragments and build out of tree
   kmemcheck.py run       boot the demo (or --shell) and summarize reports
   kmemcheck.py test      host tests, KUnit and boot scenarios
+  kmemcheck.py export    the subsystem as a git format-patch series
 
 Everything lives under --build-dir (default <repo>/build).
 """
@@ -25,6 +26,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import kmemcheck_export as export  # noqa: E402
 import kmemcheck_qemu as qemu  # noqa: E402
 import kmemcheck_lint as lint  # noqa: E402
 import kmemcheck_tree as tree  # noqa: E402
@@ -466,6 +468,44 @@ def cmd_lint(ctx: Context, args: argparse.Namespace) -> int:
 	return 1 if rep.failed else 0
 
 
+def export_checkpatch(ctx: Context, patches: List[str]) -> Tuple[export.CheckpatchResult, List[str]]:
+	res = export.check_patches(ctx.tree, patches, os.path.join(ctx.build_dir, 'checkpatch'))
+	return res, export.unexplained(res)
+
+
+def test_export(ctx: Context, rep: Reporter) -> None:
+	"""The series checkpatch-clean, and git am of it gives the prepared tree."""
+	if not (rep.wants('export/checkpatch') or rep.wants('export/git-am')):
+		return
+	t0 = time.time()
+	patches = export.export(ctx.build_dir, os.path.join(ctx.build_dir, 'export'))
+	n = len(patches) - 1
+	if rep.wants('export/checkpatch'):
+		res, bad = export_checkpatch(ctx, patches)
+		totals = f'[{n} patches: {res.errors} errors, {res.warnings} warnings, {res.checks} checks]'
+		rep.report(Result('export/checkpatch', not bad,
+				  totals if not bad else f'{totals} {len(bad)} not allowed',
+				  time.time() - t0), tail='\n'.join(bad[:40]))
+	if rep.wants('export/git-am'):
+		t0 = time.time()
+		why = export.apply_check(ctx.build_dir, patches)
+		rep.report(Result('export/git-am', not why,
+				  why or f'[{n} patches applied, tree identical to build/linux]',
+				  time.time() - t0))
+
+
+def cmd_export(ctx: Context, args: argparse.Namespace) -> int:
+	out = os.path.abspath(args.out or os.path.join(ctx.build_dir, 'export'))
+	patches = export.export(ctx.build_dir, out)
+	ctx.tree = tree.tree_dir(ctx.build_dir)
+	res, bad = export_checkpatch(ctx, patches)
+	print(f'export: checkpatch --strict: {res.errors} errors, {res.warnings} warnings, '
+	      f'{res.checks} checks')
+	for f in res.findings:
+		print(f'export:   {f}')
+	return 1 if bad else 0
+
+
 def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 	rep = Reporter(args.filter)
 	kernel_ok = False
@@ -479,6 +519,7 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 	test_host(ctx, rep, kernel_ok)
 	if kernel_ok:
 		test_lint(ctx, rep)
+		test_export(ctx, rep)
 		test_kunit(ctx, rep)
 		test_boots(ctx, rep)
 	print(f'{rep.passed} passed, {rep.failed} failed')
@@ -530,12 +571,17 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	p.add_argument('--filter', default=None,
 		       help='glob on test names, e.g. "boot/*" or "kunit/kmemcheck*"')
 	p.add_argument('--config', choices=configs, default='default')
+	p = sub.add_parser('export', parents=[common],
+			   help='write the git format-patch series, run checkpatch on it')
+	p.add_argument('--out', default=None,
+		       help='directory for the patches (default: <build-dir>/export)')
 	return parser.parse_args(argv)
 
 
 COMMANDS = {
 	'deps': cmd_deps, 'prepare': cmd_prepare, 'refresh': cmd_refresh,
 	'build': cmd_build, 'run': cmd_run, 'lint': cmd_lint, 'test': cmd_test,
+	'export': cmd_export,
 }
 
 

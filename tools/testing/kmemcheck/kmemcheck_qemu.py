@@ -29,11 +29,11 @@ DEFAULT_TIMEOUT = 300
 INIT = f'''#!/bin/busybox sh
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tmpfs tmpfs /tmp
+mount -t proc none /proc
+mount -t sysfs none /sys
+mount -t devtmpfs none /dev 2>/dev/null
+mount -t debugfs none /sys/kernel/debug
+mount -t tmpfs none /tmp
 echo "{USERSPACE_MARKER}"
 . /scenario.sh
 echo "{DONE_MARKER} rc=$?"

@@ -10,9 +10,9 @@
 
 #ifndef MODULE
 
+#include <linux/pgtable.h>
 #include <linux/types.h>
 
-#include <asm/pgtable.h>
 #include <asm/tlbflush.h>
 
 struct pt_regs;

@@ -19,10 +19,10 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/uaccess.h>
 
 #include <asm/insn.h>
-#include <asm/percpu.h>
 #include <asm/processor-flags.h>
 #include <asm/ptrace.h>
 #include <asm/segment.h>

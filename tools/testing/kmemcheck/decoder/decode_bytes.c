@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <asm/percpu.h>
+#include <linux/percpu.h>
 #include <asm/segment.h>
 
 #include "host.h"

@@ -9,7 +9,7 @@
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
-#include <asm/percpu.h>
+#include <linux/percpu.h>
 #include <asm/processor-flags.h>
 #include <asm/segment.h>
 
@@ -545,10 +545,12 @@ static bool run_one(const struct test *t)
  */
 static int run_decode_tests(int *run)
 {
-	static unsigned char page[2 * 4096] __aligned(4096);
+	/* Room for two whole pages at a page boundary. */
+	static unsigned char buf[3 * 4096];
 	static const unsigned char load[] = { 0x8b, 0x43, 0x08 };
 	static const unsigned char store[] = { 0xc7, 0x43, 0x08, 0x78 };
-	unsigned char *end = page + 4096;
+	unsigned char *end = (unsigned char *)(((unsigned long)buf + 2 * 4096) & ~4095UL);
+	unsigned char *page = end - 4096;
 	struct kmemcheck_insn out;
 	struct pt_regs regs;
 	int failed = 0, ret;

@@ -9,7 +9,7 @@
 
 #include <linux/errno.h>
 #include <linux/uaccess.h>
-#include <asm/percpu.h>
+#include <linux/percpu.h>
 
 #include "host.h"
 

@@ -3,6 +3,7 @@
 #ifndef _LINUX_KCONFIG_H
 #define _LINUX_KCONFIG_H
 
-#define IS_ENABLED(option)	0
+/* The name is only stringified, so that an undefined option is no error. */
+#define IS_ENABLED(CONFIG_OPTION)	(0 && sizeof(#CONFIG_OPTION))
 
 #endif /* _LINUX_KCONFIG_H */

@@ -11,6 +11,5 @@
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define fallthrough	__attribute__((__fallthrough__))
 #define BUILD_BUG()	__builtin_trap()
-#define __aligned(x)	__attribute__((__aligned__(x)))
 
 #endif /* _LINUX_KERNEL_H */

@@ -7,8 +7,9 @@
 
 #define get_unaligned(p)					\
 ({								\
-	__typeof__(*(p)) __v;					\
-	memcpy(&__v, (p), sizeof(__v));				\
+	__typeof__(p) __p = (p);				\
+	__typeof__(*__p) __v;					\
+	memcpy(&__v, __p, sizeof(__v));				\
 	__v;							\
 })
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Host shim: this CPU's per-cpu offset, the base of %fs, set by the test. */
-#ifndef _ASM_X86_PERCPU_H
-#define _ASM_X86_PERCPU_H
+#ifndef _LINUX_PERCPU_H
+#define _LINUX_PERCPU_H
 
 extern unsigned long this_cpu_off;
 #define this_cpu_read(var)	(var)
 
-#endif /* _ASM_X86_PERCPU_H */
+#endif /* _LINUX_PERCPU_H */
