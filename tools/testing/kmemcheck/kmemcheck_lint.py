@@ -4,12 +4,14 @@
 - checkpatch.pl --strict on every C file, header and Kconfig of the overlay,
   and on every patch of the series;
 - W=1 and sparse (C=2) on the kmemcheck objects of a configured build;
-- kernel-doc -none -Wall on our headers.
+- kernel-doc -none -Wall on our headers;
+- make htmldocs of Documentation/dev-tools: no warning about our files.
 
 Each check returns a list of problems; an empty list is a pass.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -96,3 +98,28 @@ def kernel_doc(ktree: str) -> List[str]:
 		   [os.path.join(tree.REPO, f) for f in KERNEL_DOC_FILES],
 		   cwd=tree.REPO)
 	return [line for line in out.splitlines() if line.strip()]
+
+
+# The rst and the headers it pulls in with kernel-doc.
+HTMLDOCS_DIR = 'dev-tools'
+HTMLDOCS_RST = 'Documentation/dev-tools/kmemcheck.rst'
+HTMLDOCS_WARNING_RE = re.compile(r'WARNING|ERROR|warning:|error:|CRITICAL|SEVERE')
+
+
+def htmldocs(ktree: str, obj: str, jobs: int) -> List[str]:
+	"""make SPHINXDIRS=dev-tools htmldocs; warnings that name kmemcheck.
+
+	The rest of dev-tools links to documents outside SPHINXDIRS, which
+	Sphinx reports as missing: those are not ours.  Sphinx only re-reads
+	changed documents, and only reports on those: touch ours so that its
+	warnings come every time.
+	"""
+	os.utime(os.path.join(ktree, HTMLDOCS_RST))
+	out = _run(['make', '-C', ktree, f'O={obj}', f'-j{jobs}',
+		    f'SPHINXDIRS={HTMLDOCS_DIR}', 'htmldocs'], cwd=ktree)
+	problems = [line for line in out.splitlines()
+		    if HTMLDOCS_WARNING_RE.search(line) and 'kmemcheck' in line]
+	html = os.path.join(obj, 'Documentation', 'output', HTMLDOCS_DIR, 'kmemcheck.html')
+	if not os.path.exists(html):
+		problems.append(f'{html} was not written:\n' + '\n'.join(out.splitlines()[-20:]))
+	return problems

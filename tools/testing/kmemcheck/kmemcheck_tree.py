@@ -72,6 +72,8 @@ HOST_DEPS = (
 	('dpkg-deb', 'dpkg'),
 	('objdump', 'binutils'),
 	('perl', 'perl'),
+	('sphinx-build', 'python3-sphinx'),
+	('/usr/lib/python3/dist-packages/yaml', 'python3-yaml'),
 )
 GUEST_DEBS = ('busybox-static',)
 
