@@ -95,8 +95,9 @@ are in place.  Only x86-32 qualifies: the direct map covers lowmem in 4K
 pages when asked, a software PTE bit is free, and the machine can run on
 one CPU.
 
-Word-at-a-time dcache accesses read past the end of names, as with
-KMSAN, and kmemcheck needs the instruction decoder.
+With kmemcheck, turn off DCACHE_WORD_ACCESS, whose word loads read past
+the end of names (as under KMSAN), and build the instruction decoder,
+which kmemcheck uses.
 ''', ('arch/x86/Kconfig',)),
 	Part('Documentation: dev-tools: add kmemcheck', '''
 Document kmemcheck in the manner of KFENCE: usage, boot parameters and
@@ -357,7 +358,8 @@ def export(build_dir: str, out_dir: str) -> List[str]:
 			if name.endswith('.patch'):
 				os.unlink(os.path.join(out_dir, name))
 	os.makedirs(out_dir, exist_ok=True)
-	names = _git(ktree, GIT_ENV, 'format-patch', '--cover-letter', '--no-renames',
+	date_env = {**GIT_ENV, 'GIT_AUTHOR_DATE': _date(), 'GIT_COMMITTER_DATE': _date()}
+	names = _git(ktree, date_env, 'format-patch', '--cover-letter', '--no-renames',
 		     '--zero-commit', '--no-signature', '--thread=shallow',
 		     '-o', out_dir, f'base..{tip}').split()
 	_write_cover(names[0], tree.base_description(ktree))
