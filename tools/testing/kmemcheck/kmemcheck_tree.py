@@ -46,7 +46,7 @@ MAINTAINERS_SECTION = 'KMEMCHECK'
 # "make ARCH=i386 tinyconfig".  Fragments listed in OPTIONAL_FRAGMENTS may
 # name symbols the tree does not have (yet): those only warn.
 CONFIGS: Dict[str, Tuple[str, ...]] = {
-	'default': ('base', 'smp', 'kunit', 'kmemcheck'),
+	'default': ('base', 'smp', 'kunit', 'ksuites', 'kmemcheck'),
 	'nokmemcheck': ('base', 'smp', 'kunit', 'nokmemcheck'),
 	'up': ('base', 'kunit', 'kmemcheck'),
 }
