@@ -56,6 +56,7 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 		      unsigned long addr, size_t size, unsigned long bad,
 		      unsigned long dst);
 void kmemcheck_report_flush(void);
+void kmemcheck_kunit_expect_reports(bool expect);
 struct seq_file;
 void kmemcheck_sites_show(struct seq_file *seq);
 

@@ -926,6 +926,64 @@ static void test_disable_current(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/* ===== Reports fail other suites' tests ===== */
+
+/*
+ * Run the accesses that follow as if a test of another suite, @other, made
+ * them: that suite does not expect reports, so a report must fail @other,
+ * and only @other.
+ */
+static void other_test_begin(struct kunit *other, bool expect_reports)
+{
+	kunit_init_test(other, "other", NULL);
+	kmemcheck_kunit_expect_reports(expect_reports);
+	current->kunit_test = other;
+}
+
+static void other_test_end(struct kunit *test)
+{
+	current->kunit_test = test;
+	kmemcheck_kunit_expect_reports(true);
+}
+
+static void test_uninit_fails_kunit_test(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+	struct kunit other;
+
+	other_test_begin(&other, false);
+	READ_ONCE(*p);
+	other_test_end(test);
+	KUNIT_EXPECT_EQ(test, other.status, KUNIT_FAILURE);
+	EXPECT_REPORT(test, UNINIT, test_uninit_fails_kunit_test, 4, p);
+}
+
+static void test_init_passes_kunit_test(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL | __GFP_ZERO);
+	struct kunit other;
+
+	other_test_begin(&other, false);
+	READ_ONCE(*p);
+	other_test_end(test);
+	KUNIT_EXPECT_EQ(test, other.status, KUNIT_SUCCESS);
+	EXPECT_NO_REPORT(test);
+}
+
+/* A suite that checks reports itself, as this one, is not failed. */
+static void test_uninit_expected_passes_kunit_test(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+	struct kunit other;
+
+	other_test_begin(&other, true);
+	READ_ONCE(*p);
+	other_test_end(test);
+	KUNIT_EXPECT_EQ(test, other.status, KUNIT_SUCCESS);
+	EXPECT_REPORT(test, UNINIT, test_uninit_expected_passes_kunit_test, 4,
+		      p);
+}
+
 /* ===== Suite ===== */
 
 static int test_init(struct kunit *test)
@@ -965,11 +1023,14 @@ static int kmemcheck_suite_init(struct kunit_suite *suite)
 	if (kmemcheck_enabled())
 		WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_ON);
 	register_trace_console(probe_console, NULL);
+	/* Cases check their reports: reports must not fail them. */
+	kmemcheck_kunit_expect_reports(true);
 	return 0;
 }
 
 static void kmemcheck_suite_exit(struct kunit_suite *suite)
 {
+	kmemcheck_kunit_expect_reports(false);
 	unregister_trace_console(probe_console, NULL);
 	tracepoint_synchronize_unregister();
 	WRITE_ONCE(kmemcheck_mode, saved_mode);
@@ -1028,6 +1089,9 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_oneshot),
 	KUNIT_CASE(test_mode_off),
 	KUNIT_CASE(test_disable_current),
+	KUNIT_CASE(test_uninit_fails_kunit_test),
+	KUNIT_CASE(test_init_passes_kunit_test),
+	KUNIT_CASE(test_uninit_expected_passes_kunit_test),
 	{}
 };
 

@@ -28,6 +28,9 @@
 
 #include <asm/ptrace.h>
 
+#include <kunit/test.h>
+#include <kunit/test-bug.h>
+
 #include <trace/events/error_report.h>
 
 #include "../slab.h"
@@ -204,6 +207,34 @@ static void kmemcheck_fill_window(struct kmemcheck_record *r)
 	}
 }
 
+/* Set while kmemcheck's own KUnit suite, which checks reports, runs. */
+static bool kmemcheck_kunit_expecting;
+
+/**
+ * kmemcheck_kunit_expect_reports() - stop or resume failing KUnit tests
+ * @expect:	true while the running suite checks kmemcheck's reports itself
+ *
+ * For kmemcheck's own tests, as kasan_kunit_test_suite_start() for KASAN's.
+ */
+void kmemcheck_kunit_expect_reports(bool expect)
+{
+	WRITE_ONCE(kmemcheck_kunit_expecting, expect);
+}
+
+/*
+ * A bad access made by a task running a KUnit test fails that test, as
+ * KASAN's reports do, unless the suite expects reports.  The access of an
+ * interrupt that arrived during the test is not the test's doing.  Only
+ * marks the test: safe in any context.
+ */
+static void kmemcheck_fail_kunit_test(void)
+{
+	struct kunit *test = kunit_get_current_test();
+
+	if (test && in_task() && !READ_ONCE(kmemcheck_kunit_expecting))
+		kunit_set_failure(test);
+}
+
 /**
  * kmemcheck_report() - record a bad access, to be printed soon
  * @regs:	registers of the faulting instruction
@@ -222,6 +253,8 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 	struct kmemcheck_record *r;
 	unsigned long flags, suppressed;
 
+	/* Before deduplication: every bad access of a test fails it. */
+	kmemcheck_fail_kunit_test();
 	/*
 	 * An NMI hitting a report in progress must not deadlock, nor corrupt
 	 * the queue where a uniprocessor trylock always succeeds.
