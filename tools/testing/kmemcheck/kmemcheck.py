@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kmemcheck_decode as decode  # noqa: E402
 import kmemcheck_export as export  # noqa: E402
 import kmemcheck_qemu as qemu  # noqa: E402
+import kmemcheck_ksuites as ksuites  # noqa: E402
 import kmemcheck_lint as lint  # noqa: E402
 import kmemcheck_tree as tree  # noqa: E402
 from kmemcheck_tree import HarnessError, REPO  # noqa: E402
@@ -444,6 +445,17 @@ def test_kunit(ctx: Context, rep: Reporter) -> None:
 		rep.report(Result('kunit/boot', True, f'[{seen} cases]', res.seconds))
 
 
+def test_ksuites(ctx: Context, rep: Reporter) -> None:
+	"""The kernel's own tests, kmemcheck=1 against 0 (kmemcheck_ksuites.py)."""
+	if not rep.wants_layer('ksuites'):
+		return
+	env = ksuites.Env(ctx.kernel, ctx.obj, ctx.logs, ctx.build_dir,
+			  ctx.initramfs, _import_kunit_parser(ctx))
+	for o in ksuites.run(env, rep.wants):
+		rep.report(Result(o.name, o.ok, o.detail, o.seconds, 'in the ksuites boots'),
+			   tail=o.tail)
+
+
 def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 	"""Why a boot test failed, or None."""
 	why = res.failure()
@@ -604,6 +616,7 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 		test_lint(ctx, rep)
 		test_export(ctx, rep)
 		test_kunit(ctx, rep)
+		test_ksuites(ctx, rep)
 		test_boots(ctx, rep)
 	print(f'{rep.passed} passed, {rep.failed} failed')
 	return 1 if rep.failed else 0
