@@ -438,21 +438,29 @@ void kmemcheck_mark_initialized_pages(struct page *page, unsigned int n)
 }
 EXPORT_SYMBOL_GPL(kmemcheck_mark_initialized_pages);
 
-/* First tracked byte of [addr, addr + size) that is not initialized. */
+/*
+ * First tracked byte of [addr, addr + size) that is not initialized.  A page
+ * at a time: copies to user space are checked whatever their source, and
+ * most sources, such as the page cache, are not tracked.
+ */
 static bool kmemcheck_find_bad(unsigned long addr, size_t size,
 			       unsigned long *bad, u8 *state)
 {
-	size_t i;
+	while (size) {
+		size_t n = min_t(size_t, size, PAGE_SIZE - offset_in_page(addr));
+		u8 *shadow = kmemcheck_shadow_of(addr);
+		size_t i;
 
-	for (i = 0; i < size; i++) {
-		u8 *shadow = kmemcheck_shadow_of(addr + i);
-
-		if (shadow && kmemcheck_shadow_state(shadow) !=
-			      KMEMCHECK_SHADOW_INITIALIZED) {
-			*bad = addr + i;
-			*state = kmemcheck_shadow_state(shadow);
-			return true;
+		for (i = 0; shadow && i < n; i++) {
+			if (kmemcheck_shadow_state(&shadow[i]) !=
+			    KMEMCHECK_SHADOW_INITIALIZED) {
+				*bad = addr + i;
+				*state = kmemcheck_shadow_state(&shadow[i]);
+				return true;
+			}
 		}
+		addr += n;
+		size -= n;
 	}
 	return false;
 }

@@ -1232,7 +1232,11 @@ static unsigned long site_count(struct kunit *test, const void *fn)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (strstr(line, name) && sscanf(line, "%lu", &count) == 1)
+		if (!strstr(line, name))
+			continue;
+		/* The count is the first field. */
+		line[strcspn(line, " ")] = '\0';
+		if (!kstrtoul(line, 10, &count))
 			break;
 	}
 	return count;
