@@ -1108,30 +1108,36 @@ static void test_uaf_stacks_before_free(struct kunit *test)
 /*
  * The free stack sits in the second origin slot of a 32-byte object; a
  * new allocation of the object clears it, or a use of the new object
- * would show the free of the old.
+ * would show the free of the old.  @keep keeps the slab from being given
+ * back, and its shadow with it, when @p is freed.
  */
 static void test_realloc_forgets_free(struct kunit *test)
 {
 	struct kmem_cache *c = test_cache_create(test, 32, 0, NULL);
-	unsigned long slot;
 	enum kmemcheck_origin kind = KMEMCHECK_ORIGIN_NONE;
+	u32 *keep = kmem_cache_alloc(c, GFP_KERNEL);
 	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+	unsigned long slot;
 
+	KUNIT_ASSERT_NOT_NULL(test, keep);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	slot = (unsigned long)p + KMEMCHECK_ORIGIN_BYTES;
 	KUNIT_EXPECT_EQ(test, kmemcheck_origin_get(slot, &kind), 0);
 	kmem_cache_free(c, p);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_FREED);
 	KUNIT_EXPECT_NE(test, kmemcheck_origin_get(slot, &kind), 0);
 	KUNIT_EXPECT_EQ(test, kind, KMEMCHECK_ORIGIN_FREE);
 	p = kmem_cache_alloc(c, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	if ((unsigned long)p + KMEMCHECK_ORIGIN_BYTES != slot) {
 		kmem_cache_free(c, p);
+		kmem_cache_free(c, keep);
 		kunit_skip(test, "the cache handed out another object");
 	}
 	KUNIT_EXPECT_EQ(test, kmemcheck_origin_get(slot, &kind), 0);
 	READ_ONCE(p[2]);
 	kmem_cache_free(c, p);
+	kmem_cache_free(c, keep);
 	EXPECT_REPORT(test, UNINIT, test_realloc_forgets_free, 4, &p[2],
 		      .origin = test_realloc_forgets_free);
 }
