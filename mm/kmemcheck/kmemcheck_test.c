@@ -1168,8 +1168,10 @@ static void test_infoleak_copy_to_user(struct kunit *test)
 	WRITE_ONCE(src[0], 1);
 	WRITE_ONCE(src[1], 1);
 	KUNIT_EXPECT_EQ(test, copy_to_user(user + 8, src, 16), 0);
+	/* The report prints the user address like any other, with %p. */
 	EXPECT_REPORT(test, INFOLEAK, test_infoleak_copy_to_user, 16, src,
-		      user + 8, &src[2], .user = (unsigned long)(user + 8),
+		      (__force const void *)(user + 8), &src[2],
+		      .user = (unsigned long)(user + 8),
 		      .bytes = "Bytes 8-15 of 16 are uninitialized",
 		      .origin = test_infoleak_copy_to_user);
 	KUNIT_EXPECT_EQ(test, report_count(), 1);
