@@ -135,7 +135,8 @@ static __always_inline void kmemcheck_slab_free(struct kmem_cache *s,
 		__kmemcheck_slab_free(s, object);
 }
 
-void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size);
+void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size,
+			    enum dma_data_direction dir);
 
 /**
  * kmemcheck_handle_dma() - note a buffer mapped for DMA
@@ -144,19 +145,22 @@ void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size);
  * @size:	size of the buffer
  * @dir:	direction of the transfer
  *
- * A device writes the buffer behind kmemcheck's back: when it may
- * (DMA_FROM_DEVICE, DMA_BIDIRECTIONAL), the buffer becomes initialized.
+ * A device reading the buffer (DMA_TO_DEVICE, DMA_BIDIRECTIONAL) must not
+ * get bytes that were never written: they are reported as kernel-infoleak,
+ * at the mapping.  A device writes the buffer behind kmemcheck's back: when
+ * it may (DMA_FROM_DEVICE, DMA_BIDIRECTIONAL), the buffer becomes
+ * initialized.
  */
 static __always_inline void kmemcheck_handle_dma(struct page *page,
 						 size_t offset, size_t size,
 						 enum dma_data_direction dir)
 {
-	if (kmemcheck_enabled() &&
-	    (dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL))
-		__kmemcheck_handle_dma(page, offset, size);
+	if (kmemcheck_enabled())
+		__kmemcheck_handle_dma(page, offset, size, dir);
 }
 
-void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents);
+void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
+			       enum dma_data_direction dir);
 
 /**
  * kmemcheck_handle_dma_sg() - note a scatterlist mapped for DMA
@@ -170,9 +174,8 @@ static __always_inline void kmemcheck_handle_dma_sg(struct scatterlist *sg,
 						    int nents,
 						    enum dma_data_direction dir)
 {
-	if (kmemcheck_enabled() &&
-	    (dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL))
-		__kmemcheck_handle_dma_sg(sg, nents);
+	if (kmemcheck_enabled())
+		__kmemcheck_handle_dma_sg(sg, nents, dir);
 }
 
 void kmemcheck_mark_unallocated(const void *address, size_t size);

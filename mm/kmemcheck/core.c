@@ -14,12 +14,16 @@
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/kmemcheck.h>
+#include <linux/kmemcheck-checks.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/stackdepot.h>
+#include <linux/stacktrace.h>
 #include <linux/sysctl.h>
+#include <linux/uaccess.h>
 
 #include <asm/kmemcheck.h>
 
@@ -144,7 +148,73 @@ static int __init kmemcheck_late_init(void)
 }
 late_initcall(kmemcheck_late_init);
 
+/* === Origins ============================================================= */
+
+/* Stack entries saved per allocation and free. */
+#define KMEMCHECK_ORIGIN_DEPTH	16
+
+/*
+ * Save the current stack in the stack depot.  The depot allocates its pools
+ * with __GFP_NOTRACK, so this cannot recurse into kmemcheck; it cannot
+ * allocate at all in NMI context, and then saves only known stacks.
+ */
+static depot_stack_handle_t kmemcheck_save_stack(gfp_t gfp)
+{
+	unsigned long entries[KMEMCHECK_ORIGIN_DEPTH];
+	unsigned int nr;
+
+	/* Skip this function: the stack starts at the allocator hook. */
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 1);
+	return stack_depot_save_flags(entries, nr, gfp,
+				      in_nmi() ? 0 : STACK_DEPOT_FLAG_CAN_ALLOC);
+}
+
+/*
+ * Record the allocation stack of @size bytes at @addr in the first origin
+ * slot, and clear the free stack of an earlier life in the second.
+ * Allocations too small for a slot have no origin.
+ */
+static void kmemcheck_origin_alloc(unsigned long addr, size_t size, gfp_t gfp)
+{
+	if (size < KMEMCHECK_ORIGIN_BYTES)
+		return;
+	kmemcheck_origin_set(addr, KMEMCHECK_ORIGIN_ALLOC,
+			     kmemcheck_save_stack(gfp));
+	if (size >= KMEMCHECK_ORIGIN_SLOTS * KMEMCHECK_ORIGIN_BYTES)
+		kmemcheck_origin_set(addr + KMEMCHECK_ORIGIN_BYTES,
+				     KMEMCHECK_ORIGIN_NONE, 0);
+}
+
+/*
+ * Record the free stack in the second slot, or in the first, replacing the
+ * allocation stack, when the object is too small for two.
+ */
+static void kmemcheck_origin_free(unsigned long addr, size_t size)
+{
+	depot_stack_handle_t handle;
+
+	if (size < KMEMCHECK_ORIGIN_BYTES)
+		return;
+	/* Frees happen under any lock: never reclaim nor wake kswapd. */
+	handle = kmemcheck_save_stack(0);
+	if (size >= KMEMCHECK_ORIGIN_SLOTS * KMEMCHECK_ORIGIN_BYTES)
+		addr += KMEMCHECK_ORIGIN_BYTES;
+	kmemcheck_origin_set(addr, KMEMCHECK_ORIGIN_FREE, handle);
+}
+
 /* === Allocator hooks ===================================================== */
+
+/* Every page holds the origin, so that any page of a block can tell it. */
+static void kmemcheck_origin_pages(struct page *page, unsigned int nr,
+				   gfp_t gfp)
+{
+	depot_stack_handle_t handle = kmemcheck_save_stack(gfp);
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		kmemcheck_origin_set((unsigned long)page_address(page + i),
+				     KMEMCHECK_ORIGIN_ALLOC, handle);
+}
 
 void __kmemcheck_alloc_pages(struct page *page, unsigned int order, gfp_t gfp)
 {
@@ -160,6 +230,7 @@ void __kmemcheck_alloc_pages(struct page *page, unsigned int order, gfp_t gfp)
 	kmemcheck_shadow_set_pages(page, nr, want_init_on_alloc(gfp) ?
 				   KMEMCHECK_SHADOW_INITIALIZED :
 				   KMEMCHECK_SHADOW_UNINITIALIZED);
+	kmemcheck_origin_pages(page, nr, gfp);
 }
 
 void __kmemcheck_free_pages(struct page *page, unsigned int order)
@@ -192,6 +263,8 @@ void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init)
 	kmemcheck_shadow_set((unsigned long)object, s->object_size,
 			     init ? KMEMCHECK_SHADOW_INITIALIZED :
 				    KMEMCHECK_SHADOW_UNINITIALIZED);
+	/* Allocations happen in any context: never reclaim nor wake kswapd. */
+	kmemcheck_origin_alloc((unsigned long)object, s->object_size, 0);
 }
 
 void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
@@ -201,25 +274,81 @@ void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
 		return;
 	kmemcheck_shadow_set((unsigned long)object, s->object_size,
 			     KMEMCHECK_SHADOW_FREED);
+	kmemcheck_origin_free((unsigned long)object, s->object_size);
 }
 
-void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size)
+static bool kmemcheck_find_bad(unsigned long addr, size_t size,
+			       unsigned long *bad, u8 *state);
+static bool kmemcheck_checking(void);
+static enum kmemcheck_bug_type kmemcheck_bug_of(u8 state);
+
+/*
+ * Bytes about to leave the kernel, for user space or a device: report
+ * those not initialized here, where the copy is, rather than never.
+ */
+static void kmemcheck_check_leaving(unsigned long addr, size_t size,
+				    unsigned long dst,
+				    enum kmemcheck_sink sink)
 {
+	unsigned long bad;
+	u8 state;
+
+	if (in_nmi() || !kmemcheck_checking() ||
+	    !kmemcheck_find_bad(addr, size, &bad, &state))
+		return;
+	kmemcheck_report_copy(state == KMEMCHECK_SHADOW_UNINITIALIZED ?
+			      KMEMCHECK_BUG_INFOLEAK : kmemcheck_bug_of(state),
+			      addr, size, bad, dst, sink);
+}
+
+void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size,
+			    enum dma_data_direction dir)
+{
+	unsigned long addr;
+
 	/* Highmem is never tracked; its address may not even be mapped. */
 	if (PageHighMem(page))
 		return;
-	kmemcheck_shadow_set((unsigned long)page_address(page) + offset, size,
-			     KMEMCHECK_SHADOW_INITIALIZED);
+	addr = (unsigned long)page_address(page) + offset;
+	/* The device reads the buffer: check it as it stands now. */
+	if (dir == DMA_TO_DEVICE || dir == DMA_BIDIRECTIONAL)
+		kmemcheck_check_leaving(addr, size, 0, KMEMCHECK_SINK_DEVICE);
+	/* It may write the buffer, behind kmemcheck's back. */
+	if (dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL)
+		kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_INITIALIZED);
 }
 
-void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents)
+void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
+			       enum dma_data_direction dir)
 {
 	struct scatterlist *s;
 	int i;
 
 	for_each_sg(sg, s, nents, i)
-		__kmemcheck_handle_dma(sg_page(s), s->offset, s->length);
+		__kmemcheck_handle_dma(sg_page(s), s->offset, s->length, dir);
 }
+
+/**
+ * kmemcheck_copy_to_user() - check bytes about to be copied to user space
+ * @to:		user destination
+ * @from:	kernel source
+ * @n:		number of bytes
+ *
+ * Called by instrument_copy_to_user(), before the copy.  Bytes of tracked
+ * memory that are not initialized are reported as kernel-infoleak (freed
+ * or unallocated ones as use-after-free or unallocated), at the copy and
+ * naming the user address.  The copy itself is then not reported again
+ * by the fault handler.
+ */
+void kmemcheck_copy_to_user(void __user *to, const void *from,
+			    unsigned long n)
+{
+	if (kmemcheck_enabled())
+		kmemcheck_check_leaving((unsigned long)from, n,
+					(unsigned long)to,
+					KMEMCHECK_SINK_USER);
+}
+EXPORT_SYMBOL(kmemcheck_copy_to_user);
 
 /* === Annotations ========================================================= */
 
@@ -309,20 +438,29 @@ void kmemcheck_mark_initialized_pages(struct page *page, unsigned int n)
 }
 EXPORT_SYMBOL_GPL(kmemcheck_mark_initialized_pages);
 
-/* First tracked byte of [addr, addr + size) that is not initialized. */
+/*
+ * First tracked byte of [addr, addr + size) that is not initialized.  A page
+ * at a time: copies to user space are checked whatever their source, and
+ * most sources, such as the page cache, are not tracked.
+ */
 static bool kmemcheck_find_bad(unsigned long addr, size_t size,
 			       unsigned long *bad, u8 *state)
 {
-	size_t i;
+	while (size) {
+		size_t n = min_t(size_t, size, PAGE_SIZE - offset_in_page(addr));
+		u8 *shadow = kmemcheck_shadow_of(addr);
+		size_t i;
 
-	for (i = 0; i < size; i++) {
-		u8 *shadow = kmemcheck_shadow_of(addr + i);
-
-		if (shadow && *shadow != KMEMCHECK_SHADOW_INITIALIZED) {
-			*bad = addr + i;
-			*state = *shadow;
-			return true;
+		for (i = 0; shadow && i < n; i++) {
+			if (kmemcheck_shadow_state(&shadow[i]) !=
+			    KMEMCHECK_SHADOW_INITIALIZED) {
+				*bad = addr + i;
+				*state = kmemcheck_shadow_state(&shadow[i]);
+				return true;
+			}
 		}
+		addr += n;
+		size -= n;
 	}
 	return false;
 }
@@ -423,7 +561,8 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
  * reported.  Only when the destination is not tracked is the state lost:
  * uninitialized bytes leaving tracked memory this way are reported as
  * kernel-infoleak.  Copying freed or unallocated bytes is reported at the
- * copy, where the bug is, and they arrive uninitialized.
+ * copy, where the bug is, and they arrive uninitialized.  Copies to user
+ * space are checked before they start, by kmemcheck_copy_to_user().
  */
 void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		    size_t size)
@@ -432,10 +571,18 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 	bool reported = false;
 	size_t i;
 
+	/*
+	 * A copy to user space was checked by kmemcheck_copy_to_user(),
+	 * before it started: report it once.
+	 */
+	if (dst < TASK_SIZE_MAX)
+		checking = false;
+
 	for (i = 0; i < size; i++) {
 		u8 *from = kmemcheck_shadow_of(src + i);
 		u8 *to = kmemcheck_shadow_of(dst + i);
-		u8 state = from ? *from : KMEMCHECK_SHADOW_INITIALIZED;
+		u8 state = from ? kmemcheck_shadow_state(from) :
+				  KMEMCHECK_SHADOW_INITIALIZED;
 		bool stale = state == KMEMCHECK_SHADOW_FREED ||
 			     state == KMEMCHECK_SHADOW_UNALLOCATED;
 

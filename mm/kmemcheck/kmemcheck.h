@@ -11,6 +11,7 @@
 
 #include <linux/atomic.h>
 #include <linux/kmemcheck.h>
+#include <linux/stackdepot.h>
 #include <linux/types.h>
 
 struct pt_regs;
@@ -22,6 +23,29 @@ enum kmemcheck_shadow {
 	KMEMCHECK_SHADOW_INITIALIZED,	/* 'i': written since allocation */
 	KMEMCHECK_SHADOW_FREED,		/* 'f': freed object */
 };
+
+/*
+ * The state takes the low bits of a shadow byte; the spare bits of the
+ * first shadow bytes of an object or page hold its origins (shadow.c).
+ */
+#define KMEMCHECK_SHADOW_STATE_BITS	2
+#define KMEMCHECK_SHADOW_STATE_MASK	0x03
+
+static inline u8 kmemcheck_shadow_state(const u8 *shadow)
+{
+	return *shadow & KMEMCHECK_SHADOW_STATE_MASK;
+}
+
+/* What the stack in an origin slot is. */
+enum kmemcheck_origin {
+	KMEMCHECK_ORIGIN_NONE,
+	KMEMCHECK_ORIGIN_ALLOC,		/* where the memory was allocated */
+	KMEMCHECK_ORIGIN_FREE,		/* where it was freed */
+};
+
+/* Shadow bytes per origin slot, and the slots of an object. */
+#define KMEMCHECK_ORIGIN_BYTES	6
+#define KMEMCHECK_ORIGIN_SLOTS	2
 
 /* What the kmemcheck.mode knob and sysctl kernel.kmemcheck select. */
 enum kmemcheck_mode {
@@ -41,6 +65,14 @@ enum kmemcheck_bug_type {
 	KMEMCHECK_BUG_TYPES,
 };
 
+/* Where the bytes of a reported copy went. */
+enum kmemcheck_sink {
+	KMEMCHECK_SINK_NONE,		/* not a copy: a read */
+	KMEMCHECK_SINK_MEMORY,		/* untracked kernel memory */
+	KMEMCHECK_SINK_USER,		/* user space, by copy_to_user() */
+	KMEMCHECK_SINK_DEVICE,		/* a device, by a DMA mapping */
+};
+
 /* shadow.c: the per-byte state of tracked pages. */
 u8 *kmemcheck_shadow_of(unsigned long addr);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
@@ -50,11 +82,18 @@ void kmemcheck_shadow_set(unsigned long addr, size_t size,
 void kmemcheck_shadow_set_pages(struct page *page, unsigned int nr,
 				enum kmemcheck_shadow state);
 char kmemcheck_shadow_letter(const u8 *shadow);
+void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
+			  depot_stack_handle_t handle);
+depot_stack_handle_t kmemcheck_origin_get(unsigned long addr,
+					  enum kmemcheck_origin *kind);
 
 /* report.c: recording in any context, printing later. */
 void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 		      unsigned long addr, size_t size, unsigned long bad,
 		      unsigned long dst);
+void kmemcheck_report_copy(enum kmemcheck_bug_type type,
+			   unsigned long addr, size_t size, unsigned long bad,
+			   unsigned long dst, enum kmemcheck_sink sink);
 void kmemcheck_report_flush(void);
 void kmemcheck_kunit_expect_reports(bool expect);
 struct seq_file;

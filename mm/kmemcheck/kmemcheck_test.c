@@ -13,9 +13,10 @@
  * the comparison to mean something, as until the pointer hash key is ready
  * every %p prints "(ptrval)".
  *
- * kmemcheck prints one report per instruction and bug type in a minute, so
- * every case that expects a report makes its bad access from an instruction
- * of its own, in the test function itself.  The accesses use READ_ONCE() and
+ * kmemcheck prints one report per call site and bug type in a minute (the
+ * site is the instruction, or for the string and copy helpers the call of
+ * the helper), so every case that expects a report makes its bad access
+ * from a site of its own, in the test function itself.  The accesses use READ_ONCE() and
  * WRITE_ONCE(), or inline assembly, so that the compiler keeps them as they
  * are written.
  *
@@ -29,10 +30,13 @@
 #include <linux/kernel.h>
 #include <linux/kmemcheck.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include <trace/events/printk.h>
 
 #include "kmemcheck.h"
@@ -40,6 +44,8 @@
 /* Reports remembered per case. */
 #define NR_REPORTS	4
 #define LINE_LEN	160
+/* Function names of an origin stack kept per report. */
+#define STACK_LEN	512
 
 /* Reports as observed on the console. */
 static struct {
@@ -49,6 +55,12 @@ static struct {
 	char title[NR_REPORTS][LINE_LEN];
 	char access[NR_REPORTS][LINE_LEN];
 	char bad[NR_REPORTS][LINE_LEN];
+	char bytes[NR_REPORTS][LINE_LEN];	/* "Bytes a-b of n are ..." */
+	char user[NR_REPORTS][LINE_LEN];	/* "Data copied to user ..." */
+	/* Frames under "Uninit was created at:" or "Allocated at:". */
+	char alloc[NR_REPORTS][STACK_LEN];
+	char freed[NR_REPORTS][STACK_LEN];	/* under "Freed at:" */
+	char *stack;		/* where the frames that follow go */
 } observed = {
 	.lock = __SPIN_LOCK_UNLOCKED(observed.lock),
 };
@@ -73,6 +85,66 @@ static bool line_starts(const char *buf, size_t len, const char *prefix)
 	return len >= n && !strncmp(buf, prefix, n);
 }
 
+/* Append the function name of the frame line @buf to @stack. */
+static void save_frame(char *stack, const char *buf, size_t len)
+{
+	size_t used = strlen(stack), n = 0;
+
+	while (len && *buf == ' ') {
+		buf++;
+		len--;
+	}
+	while (n < len && buf[n] != '+' && buf[n] != '\n' && buf[n] != ' ')
+		n++;
+	if (n && used + n + 2 < STACK_LEN) {
+		memcpy(stack + used, buf, n);
+		stack[used + n] = ' ';
+		stack[used + n + 1] = '\0';
+	}
+}
+
+/* Start report @i: forget what an earlier one left in its slot. */
+static void report_start(int i, const char *buf, size_t len)
+{
+	save_line(observed.title[i], buf, len);
+	observed.access[i][0] = '\0';
+	observed.bad[i][0] = '\0';
+	observed.bytes[i][0] = '\0';
+	observed.user[i][0] = '\0';
+	observed.alloc[i][0] = '\0';
+	observed.freed[i][0] = '\0';
+	observed.stack = NULL;
+}
+
+/* A line of the report being printed, the last one seen. */
+static void report_line(const char *buf, size_t len)
+{
+	int i = observed.nr - 1;
+
+	if (line_starts(buf, len, "Read of size ") ||
+	    line_starts(buf, len, "Copy of size ") ||
+	    line_starts(buf, len, "DMA to a device of size "))
+		save_line(observed.access[i], buf, len);
+	else if (line_starts(buf, len, "First bad byte at addr "))
+		save_line(observed.bad[i], buf, len);
+	else if (line_starts(buf, len, "Bytes "))
+		save_line(observed.bytes[i], buf, len);
+	else if (line_starts(buf, len, "Data copied to user address "))
+		save_line(observed.user[i], buf, len);
+	else if (line_starts(buf, len, "Uninit was created at:") ||
+		 line_starts(buf, len, "Allocated at:"))
+		observed.stack = observed.alloc[i];
+	else if (line_starts(buf, len, "Freed at:"))
+		observed.stack = observed.freed[i];
+	else if (observed.stack && line_starts(buf, len, " "))
+		save_frame(observed.stack, buf, len);
+	else
+		observed.stack = NULL;
+	/* The closing line: what follows is not this report's. */
+	if (line_starts(buf, len, "====="))
+		observed.in_report = false;
+}
+
 /*
  * Probe for console output.  trace_console fires once per printk() call,
  * and kmemcheck prints each line of a report with a call of its own.
@@ -83,21 +155,12 @@ static void probe_console(void *ignore, const char *buf, size_t len)
 
 	spin_lock_irqsave(&observed.lock, flags);
 	if (line_starts(buf, len, "BUG: KMEMCHECK: ")) {
-		if (observed.nr < NR_REPORTS) {
-			save_line(observed.title[observed.nr], buf, len);
-			observed.access[observed.nr][0] = '\0';
-			observed.bad[observed.nr][0] = '\0';
-		}
+		if (observed.nr < NR_REPORTS)
+			report_start(observed.nr, buf, len);
 		observed.nr++;
 		observed.in_report = observed.nr <= NR_REPORTS;
-	} else if (observed.in_report &&
-		   (line_starts(buf, len, "Read of size ") ||
-		    line_starts(buf, len, "Copy of size "))) {
-		save_line(observed.access[observed.nr - 1], buf, len);
-	} else if (observed.in_report &&
-		   line_starts(buf, len, "First bad byte at addr ")) {
-		save_line(observed.bad[observed.nr - 1], buf, len);
-		observed.in_report = false;
+	} else if (observed.in_report) {
+		report_line(buf, len);
 	}
 	spin_unlock_irqrestore(&observed.lock, flags);
 }
@@ -120,6 +183,11 @@ struct expect_report {
 	const void *addr;	/* first byte accessed (copied) */
 	const void *dst;	/* for an infoleak, where the bytes went */
 	const void *bad;	/* first bad byte, if not @addr */
+	bool dma;		/* an infoleak to a device */
+	const char *bytes;	/* the "Bytes a-b of n are ..." line */
+	const void *origin;	/* a function of the allocation stack */
+	const void *freed;	/* a function of the free stack */
+	unsigned long user;	/* user address named, for copy_to_user() */
 };
 
 /*
@@ -137,9 +205,51 @@ static void report_dump(struct kunit *test)
 	spin_unlock_irqrestore(&observed.lock, flags);
 
 	kunit_info(test, "%d report(s) seen\n", seen.nr);
-	for (i = 0; i < min(seen.nr, NR_REPORTS); i++)
+	for (i = 0; i < min(seen.nr, NR_REPORTS); i++) {
 		kunit_info(test, "seen: \"%s\" / \"%s\" / \"%s\"\n",
 			   seen.title[i], seen.access[i], seen.bad[i]);
+		kunit_info(test, "seen: \"%s\" / \"%s\" / allocated at: %s / freed at: %s\n",
+			   seen.bytes[i], seen.user[i], seen.alloc[i],
+			   seen.freed[i]);
+	}
+}
+
+/* Does the stack @frames, names separated by spaces, name @fn? */
+static bool stack_has(const char *frames, const void *fn)
+{
+	char name[LINE_LEN];
+	const char *p;
+	size_t n;
+
+	scnprintf(name, sizeof(name), "%ps", fn);
+	n = strlen(name);
+	for (p = strstr(frames, name); p; p = strstr(p + 1, name)) {
+		/* A whole name, or the name with a suffix such as .isra.0. */
+		if ((p == frames || p[-1] == ' ') &&
+		    (p[n] == ' ' || p[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
+/* Does report @i match the optional parts of @r? */
+static bool report_details(const struct expect_report *r, int i)
+{
+	char user[LINE_LEN];
+
+	if (r->bytes && strcmp(observed.bytes[i], r->bytes))
+		return false;
+	if (r->origin && !stack_has(observed.alloc[i], r->origin))
+		return false;
+	if (r->freed && !stack_has(observed.freed[i], r->freed))
+		return false;
+	if (r->user) {
+		scnprintf(user, sizeof(user),
+			  "Data copied to user address 0x%08lx", r->user);
+		if (strcmp(observed.user[i], user))
+			return false;
+	}
+	return true;
 }
 
 /* Was a report matching @r printed? */
@@ -157,7 +267,11 @@ static bool report_seen(struct kunit *test, const struct expect_report *r)
 	plus = strchr(title, '+');
 	if (plus)
 		plus[1] = '\0';
-	if (r->dst)
+	if (r->dma)
+		scnprintf(access, sizeof(access),
+			  "DMA to a device of size %zu from addr %p by task ",
+			  r->size, r->addr);
+	else if (r->dst)
 		scnprintf(access, sizeof(access),
 			  "Copy of size %zu from addr %p to addr %p by task ",
 			  r->size, r->addr, r->dst);
@@ -172,12 +286,14 @@ static bool report_seen(struct kunit *test, const struct expect_report *r)
 	for (i = 0; i < min(observed.nr, NR_REPORTS) && !ret; i++)
 		ret = strstr(observed.title[i], title) &&
 		      strstr(observed.access[i], access) &&
-		      strstr(observed.bad[i], bad);
+		      strstr(observed.bad[i], bad) && report_details(r, i);
 	spin_unlock_irqrestore(&observed.lock, flags);
 
 	if (!ret) {
 		kunit_info(test, "expected: \"%s\" / \"%s\" / \"%s\"\n",
 			   title, access, bad);
+		kunit_info(test, "expected: \"%s\" / user 0x%08lx / allocated at: %ps / freed at: %ps\n",
+			   r->bytes ?: "", r->user, r->origin, r->freed);
 		report_dump(test);
 	}
 	return ret;
@@ -232,7 +348,8 @@ static void expect_shadow(struct kunit *test, const void *addr, size_t size,
 
 		KUNIT_ASSERT_NOT_NULL_MSG(test, shadow, "byte %zu untracked",
 					  i);
-		KUNIT_EXPECT_EQ_MSG(test, *shadow, state, "byte %zu", i);
+		KUNIT_EXPECT_EQ_MSG(test, kmemcheck_shadow_state(shadow), state,
+				    "byte %zu", i);
 	}
 }
 
@@ -273,8 +390,11 @@ static struct kmem_cache *test_cache_create(struct kunit *test, size_t size,
 	return test_cache;
 }
 
-/* A memcpy() and memset() the compiler cannot inline: they use REP MOVS. */
-static void *test_memcpy(void *to, const void *from, size_t n)
+/*
+ * A memcpy() and memset() the compiler cannot inline: they use REP MOVS.
+ * Inlined themselves, so that the caller of memcpy() is the test case.
+ */
+static __always_inline void *test_memcpy(void *to, const void *from, size_t n)
 {
 	void *(*fn)(void *to, const void *from, size_t n) = memcpy;
 
@@ -377,7 +497,8 @@ static void test_unallocated_memcache(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	shadow = kmemcheck_shadow_of((unsigned long)next);
-	if (!shadow || *shadow != KMEMCHECK_SHADOW_UNALLOCATED) {
+	if (!shadow ||
+	    kmemcheck_shadow_state(shadow) != KMEMCHECK_SHADOW_UNALLOCATED) {
 		kmem_cache_free(c, p);
 		kunit_skip(test, "the bytes after the object are not unallocated");
 	}
@@ -616,11 +737,6 @@ static void test_init_memcpy(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
-static long suppressed_count(void)
-{
-	return atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_SUPPRESSED]);
-}
-
 /* Unaligned: source and destination offsets differ within a word. */
 static void test_uninit_memcpy_unaligned(struct kunit *test)
 {
@@ -658,22 +774,16 @@ static u32 test_untracked[16] __aligned(64);
  * source or destination page at once, and reports that whole chunk: here
  * the whole copy, from its start.
  *
- * All memcpy() calls share that instruction: if it already reported an
- * infoleak within the last minute, ours is only counted, and the case
- * cannot tell.
+ * The report is titled with the caller of memcpy(), where the bug is.
  */
 static void test_infoleak_memcpy(struct kunit *test)
 {
 	u32 *src = test_alloc(test, sizeof(test_untracked), GFP_KERNEL);
-	long suppressed = suppressed_count();
 
 	WRITE_ONCE(src[0], 1);
 	test_memcpy(test_untracked, src, sizeof(test_untracked));
-	kmemcheck_report_flush();
-	if (!report_count() && suppressed_count() != suppressed)
-		kunit_skip(test, "memcpy() reported an infoleak within a minute");
-	EXPECT_REPORT(test, INFOLEAK, memcpy, sizeof(test_untracked), src,
-		      test_untracked, &src[1]);
+	EXPECT_REPORT(test, INFOLEAK, test_infoleak_memcpy,
+		      sizeof(test_untracked), src, test_untracked, &src[1]);
 }
 
 static void test_init_memcpy_untracked(struct kunit *test)
@@ -888,6 +998,291 @@ static void test_uninit_mark_uninitialized(struct kunit *test)
 	EXPECT_REPORT(test, UNINIT, test_uninit_mark_uninitialized, 4, &p[2]);
 }
 
+/* ===== What reports say ===== */
+
+/*
+ * The allocation stack, the run of bytes never written around the first
+ * bad one, and the memory window.  Allocated here, not through a helper,
+ * so that this function is the one the allocation stack must name.
+ */
+static void test_origin_kmalloc(struct kunit *test)
+{
+	u32 *p = kmalloc(16, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	WRITE_ONCE(p[0], 1);
+	WRITE_ONCE(p[3], 1);
+	READ_ONCE(p[1]);
+	kfree(p);
+	EXPECT_REPORT(test, UNINIT, test_origin_kmalloc, 4, &p[1],
+		      .bytes = "Bytes 4-11 of 16 are uninitialized",
+		      .origin = test_origin_kmalloc);
+}
+
+static void test_origin_kmalloc_init(struct kunit *test)
+{
+	u32 *p = kmalloc(16, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	WRITE_ONCE(p[1], 1);
+	READ_ONCE(p[1]);
+	kfree(p);
+	EXPECT_NO_REPORT(test);
+}
+
+/* Origins live in spare shadow bits: they must not change any state. */
+static void test_origin_keeps_state(struct kunit *test)
+{
+	u8 *p = kmalloc(16, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_shadow(test, p, 16, KMEMCHECK_SHADOW_UNINITIALIZED);
+	WRITE_ONCE(p[2], 1);
+	expect_shadow(test, p + 2, 1, KMEMCHECK_SHADOW_INITIALIZED);
+	expect_shadow(test, p + 3, 13, KMEMCHECK_SHADOW_UNINITIALIZED);
+	kfree(p);
+	expect_shadow(test, p, 2, KMEMCHECK_SHADOW_FREED);
+	EXPECT_NO_REPORT(test);
+}
+
+/* A page: the run reaches the end of the page, not of an object. */
+static void test_origin_pages(struct kunit *test)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, 0);
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p = page_address(page);
+	test_memset(p, 0, 100);
+	READ_ONCE(p[200]);
+	__free_pages(page, 0);
+	EXPECT_REPORT(test, UNINIT, test_origin_pages, 1, &p[200],
+		      .bytes = "Bytes 100-4095 of 4096 are uninitialized",
+		      .origin = test_origin_pages);
+}
+
+static void test_origin_pages_init(struct kunit *test)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, 0);
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p = page_address(page);
+	test_memset(p, 0, 300);
+	READ_ONCE(p[200]);
+	__free_pages(page, 0);
+	EXPECT_NO_REPORT(test);
+}
+
+/* A function of its own, for the free stack to name. */
+static noinline void test_free(void *p)
+{
+	kfree(p);
+}
+
+/* A use-after-free names both the allocation and the free. */
+static void test_uaf_stacks(struct kunit *test)
+{
+	u32 *p = kmalloc(256, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	WRITE_ONCE(p[0], 1);
+	test_free(p);
+	READ_ONCE(p[1]);
+	EXPECT_REPORT(test, UAF, test_uaf_stacks, 4, &p[1],
+		      .origin = test_uaf_stacks, .freed = test_free);
+}
+
+/* The twin: the same object read before it is freed. */
+static void test_uaf_stacks_before_free(struct kunit *test)
+{
+	u32 *p = kmalloc(256, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	WRITE_ONCE(p[1], 1);
+	READ_ONCE(p[1]);
+	test_free(p);
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * The free stack sits in the second origin slot of a 32-byte object; a
+ * new allocation of the object clears it, or a use of the new object
+ * would show the free of the old.  @keep keeps the slab from being given
+ * back, and its shadow with it, when @p is freed.
+ */
+static void test_realloc_forgets_free(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_create(test, 32, 0, NULL);
+	enum kmemcheck_origin kind = KMEMCHECK_ORIGIN_NONE;
+	u32 *keep = kmem_cache_alloc(c, GFP_KERNEL);
+	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+	unsigned long slot;
+
+	KUNIT_ASSERT_NOT_NULL(test, keep);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	slot = (unsigned long)p + KMEMCHECK_ORIGIN_BYTES;
+	KUNIT_EXPECT_EQ(test, kmemcheck_origin_get(slot, &kind), 0);
+	kmem_cache_free(c, p);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_FREED);
+	KUNIT_EXPECT_NE(test, kmemcheck_origin_get(slot, &kind), 0);
+	KUNIT_EXPECT_EQ(test, kind, KMEMCHECK_ORIGIN_FREE);
+	p = kmem_cache_alloc(c, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if ((unsigned long)p + KMEMCHECK_ORIGIN_BYTES != slot) {
+		kmem_cache_free(c, p);
+		kmem_cache_free(c, keep);
+		kunit_skip(test, "the cache handed out another object");
+	}
+	KUNIT_EXPECT_EQ(test, kmemcheck_origin_get(slot, &kind), 0);
+	READ_ONCE(p[2]);
+	kmem_cache_free(c, p);
+	kmem_cache_free(c, keep);
+	EXPECT_REPORT(test, UNINIT, test_realloc_forgets_free, 4, &p[2],
+		      .origin = test_realloc_forgets_free);
+}
+
+/* A user mapping for copy_to_user(), unmapped when the case ends. */
+static void __user *test_user_buffer(struct kunit *test, size_t size)
+{
+	unsigned long addr = kunit_vm_mmap(test, NULL, 0, size,
+					   PROT_READ | PROT_WRITE,
+					   MAP_ANONYMOUS | MAP_PRIVATE, 0);
+
+	if (IS_ERR_VALUE(addr) || !addr)
+		kunit_skip(test, "no user mapping: %ld", (long)addr);
+	return (void __user *)addr;
+}
+
+/*
+ * copy_to_user() of bytes never written: reported at the copy, by the
+ * hook in instrument_copy_to_user(), titled with the caller of
+ * copy_to_user() and naming the user address; the fault handler, which
+ * sees the same copy, does not report it a second time.
+ */
+static void test_infoleak_copy_to_user(struct kunit *test)
+{
+	u8 __user *user = test_user_buffer(test, PAGE_SIZE);
+	u32 *src = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(src[0], 1);
+	WRITE_ONCE(src[1], 1);
+	KUNIT_EXPECT_EQ(test, copy_to_user(user + 8, src, 16), 0);
+	/* The report prints the user address like any other, with %p. */
+	EXPECT_REPORT(test, INFOLEAK, test_infoleak_copy_to_user, 16, src,
+		      (__force const void *)(user + 8), &src[2],
+		      .user = (unsigned long)(user + 8),
+		      .bytes = "Bytes 8-15 of 16 are uninitialized",
+		      .origin = test_infoleak_copy_to_user);
+	KUNIT_EXPECT_EQ(test, report_count(), 1);
+}
+
+static void test_init_copy_to_user(struct kunit *test)
+{
+	u8 __user *user = test_user_buffer(test, PAGE_SIZE);
+	u32 *src = test_alloc(test, 16, GFP_KERNEL | __GFP_ZERO);
+
+	KUNIT_EXPECT_EQ(test, copy_to_user(user + 8, src, 16), 0);
+	EXPECT_NO_REPORT(test);
+}
+
+/* A buffer mapped for a device to read must be initialized. */
+static void test_infoleak_dma_to_device(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 32, GFP_KERNEL);
+
+	test_memset(p, 0, 20);
+	kmemcheck_handle_dma(virt_to_page(p), offset_in_page(p), 32,
+			     DMA_TO_DEVICE);
+	EXPECT_REPORT(test, INFOLEAK, test_infoleak_dma_to_device, 32, p,
+		      .bad = p + 20, .dma = true,
+		      .bytes = "Bytes 20-31 of 32 are uninitialized");
+}
+
+/* Twins: an initialized buffer to a device; any buffer from a device. */
+static void test_init_dma(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 32, GFP_KERNEL | __GFP_ZERO);
+	u8 *q = test_alloc(test, 32, GFP_KERNEL);
+
+	kmemcheck_handle_dma(virt_to_page(p), offset_in_page(p), 32,
+			     DMA_TO_DEVICE);
+	kmemcheck_handle_dma(virt_to_page(q), offset_in_page(q), 32,
+			     DMA_FROM_DEVICE);
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, q, 32, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+/* Two callers of memcpy() that leak: two call sites. */
+static noinline void test_leak_a(void *dst, const void *src, size_t n)
+{
+	test_memcpy(dst, src, n);
+}
+
+static noinline void test_leak_b(void *dst, const void *src, size_t n)
+{
+	test_memcpy(dst, src, n);
+}
+
+/* The count of bad accesses of the site in function @fn, from debugfs. */
+static unsigned long site_count(struct kunit *test, const void *fn)
+{
+	struct seq_file seq = { .size = PAGE_SIZE };
+	unsigned long count = 0;
+	char name[LINE_LEN];
+	char *line, *next;
+
+	seq.buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seq.buf);
+	kmemcheck_sites_show(&seq);
+	scnprintf(name, sizeof(name), " %ps+", fn);
+	for (line = seq.buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strstr(line, name))
+			continue;
+		/* The count is the first field. */
+		line[strcspn(line, " ")] = '\0';
+		if (!kstrtoul(line, 10, &count))
+			break;
+	}
+	return count;
+}
+
+/*
+ * The site of a report in memcpy() is the caller: two callers are two
+ * sites, with a report each; a repeat from one is counted, not printed.
+ */
+static void test_dedup_sites(struct kunit *test)
+{
+	u32 *src = test_alloc(test, sizeof(test_untracked), GFP_KERNEL);
+
+	test_leak_a(test_untracked, src, sizeof(test_untracked));
+	test_leak_a(test_untracked, src, sizeof(test_untracked));
+	test_leak_b(test_untracked, src, sizeof(test_untracked));
+	EXPECT_REPORT(test, INFOLEAK, test_leak_a, sizeof(test_untracked),
+		      src, test_untracked);
+	EXPECT_REPORT(test, INFOLEAK, test_leak_b, sizeof(test_untracked),
+		      src, test_untracked);
+	KUNIT_EXPECT_EQ(test, report_count(), 2);
+	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_a), 2);
+	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_b), 1);
+}
+
+/* The twin: the same callers with initialized bytes. */
+static void test_dedup_sites_init(struct kunit *test)
+{
+	u32 *src = test_alloc(test, sizeof(test_untracked),
+			      GFP_KERNEL | __GFP_ZERO);
+	unsigned long a = site_count(test, test_leak_a);
+
+	test_leak_a(test_untracked, src, sizeof(test_untracked));
+	test_leak_b(test_untracked, src, sizeof(test_untracked));
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_a), a);
+}
+
 /* ===== Modes ===== */
 
 /* One-shot: the first report turns checking off. */
@@ -1092,6 +1487,20 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uninit_fails_kunit_test),
 	KUNIT_CASE(test_init_passes_kunit_test),
 	KUNIT_CASE(test_uninit_expected_passes_kunit_test),
+	KUNIT_CASE(test_origin_kmalloc),
+	KUNIT_CASE(test_origin_kmalloc_init),
+	KUNIT_CASE(test_origin_keeps_state),
+	KUNIT_CASE(test_origin_pages),
+	KUNIT_CASE(test_origin_pages_init),
+	KUNIT_CASE(test_uaf_stacks),
+	KUNIT_CASE(test_uaf_stacks_before_free),
+	KUNIT_CASE(test_realloc_forgets_free),
+	KUNIT_CASE(test_infoleak_copy_to_user),
+	KUNIT_CASE(test_init_copy_to_user),
+	KUNIT_CASE(test_infoleak_dma_to_device),
+	KUNIT_CASE(test_init_dma),
+	KUNIT_CASE(test_dedup_sites),
+	KUNIT_CASE(test_dedup_sites_init),
 	{}
 };
 

@@ -8,11 +8,16 @@
  * Repeats from one call site are counted rather than printed, and a full
  * queue is counted too: no report is ever lost silently.
  *
+ * The call site of a report is the first frame of its stack outside the
+ * string and copy helpers, so that a memcpy() or copy_to_user() of bad
+ * bytes is told apart by its caller, and titled with it.
+ *
  * Copyright (C) 2026 The kmemcheck authors
  */
 
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -22,10 +27,12 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include <asm/kmemcheck.h>
 #include <asm/ptrace.h>
 
 #include <kunit/test.h>
@@ -54,10 +61,35 @@ static const char *const kmemcheck_bug_names[KMEMCHECK_BUG_TYPES] = {
 	[KMEMCHECK_BUG_INFOLEAK]	= "kernel-infoleak",
 };
 
+static const char *const kmemcheck_state_names[] = {
+	[KMEMCHECK_SHADOW_UNALLOCATED]		= "unallocated",
+	[KMEMCHECK_SHADOW_UNINITIALIZED]	= "uninitialized",
+	[KMEMCHECK_SHADOW_INITIALIZED]		= "initialized",
+	[KMEMCHECK_SHADOW_FREED]		= "freed",
+};
+
+/*
+ * Functions that only move or compare bytes for their caller: a report in
+ * one of them is the caller's, and is titled and counted with the caller.
+ */
+static const char *const kmemcheck_helpers[] = {
+	"memcpy", "__memcpy", "memmove", "__memmove", "memset", "__memset",
+	"memcmp", "__memcmp", "bcmp", "memchr", "memscan", "kmemdup",
+	"strcpy", "strncpy", "strscpy", "sized_strscpy", "strlcpy", "strcat",
+	"strncat", "strlcat", "strcmp", "strncmp", "strlen", "strnlen",
+	"strchr", "strrchr", "strstr",
+	"__copy_user", "_copy_to_user", "copy_to_user", "raw_copy_to_user",
+	"_copy_to_iter", "copy_to_iter", "copy_page_to_iter",
+	"simple_read_from_buffer", "dma_map_", "__dma_map_",
+	"kmemcheck_copy_to_user", "kmemcheck_check_leaving", "__kmemcheck_",
+};
+
 /* Everything a report prints, captured at fault time. */
 struct kmemcheck_record {
 	enum kmemcheck_bug_type type;
+	enum kmemcheck_sink sink;	/* where an infoleak went */
 	unsigned long ip;		/* the faulting instruction */
+	unsigned long site;		/* the caller the report is titled with */
 	unsigned long addr;		/* first byte accessed (copy source) */
 	unsigned long dst;		/* copy destination, for infoleaks */
 	size_t size;			/* bytes accessed */
@@ -69,16 +101,27 @@ struct kmemcheck_record {
 	const char *cache_name;
 	unsigned long object;
 	unsigned int object_size;
+	/*
+	 * The run of bytes not initialized around @bad, as offsets in the
+	 * object, or in the page; @bad_state is the state of @bad.
+	 */
+	unsigned int run_start, run_end, extent;
+	u8 bad_state;
+	/* Stacks recorded when the memory was allocated and freed. */
+	depot_stack_handle_t alloc_stack, free_stack;
 	/* Shadow of the window around @bad: 'a', 'u', 'i', 'f' or '-'. */
 	unsigned long window;
 	char shadow[KMEMCHECK_WINDOW];
+	/* The memory of the window, if it could be read. */
+	bool memory_valid;
+	u32 memory[KMEMCHECK_WINDOW / sizeof(u32)];
 	unsigned int nr_entries;
 	unsigned long entries[KMEMCHECK_STACK_DEPTH];
 };
 
 /* A call site seen: reports from it after the first are counted. */
 struct kmemcheck_site {
-	unsigned long ip;
+	unsigned long ip;		/* kmemcheck_record.site */
 	enum kmemcheck_bug_type type;
 	unsigned long last;		/* jiffies of the last printed report */
 	unsigned long suppressed;	/* repeats since then */
@@ -94,6 +137,9 @@ static atomic_t kmemcheck_recording = ATOMIC_INIT(0);
 static struct kmemcheck_record kmemcheck_queue[KMEMCHECK_QUEUE_LEN];
 static unsigned int kmemcheck_queue_head, kmemcheck_queue_len;
 static struct kmemcheck_site kmemcheck_sites[KMEMCHECK_SITES];
+/* The stack of the report being recorded, under kmemcheck_recording. */
+static unsigned long kmemcheck_stack[KMEMCHECK_STACK_DEPTH];
+static char kmemcheck_symbol[KSYM_NAME_LEN];
 static unsigned long kmemcheck_lost_printed;
 /* The first instruction kmemcheck could not decode, until it is printed. */
 static unsigned long kmemcheck_unknown_ip;
@@ -177,6 +223,33 @@ static bool kmemcheck_site_first(unsigned long ip,
 	return true;
 }
 
+/* Is @ip in a string or copy helper?  Called under kmemcheck_recording. */
+static bool kmemcheck_in_helper(unsigned long ip)
+{
+	unsigned int i;
+
+	if (lookup_symbol_name(ip, kmemcheck_symbol))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(kmemcheck_helpers); i++) {
+		if (str_has_prefix(kmemcheck_symbol, kmemcheck_helpers[i]))
+			return true;
+	}
+	return false;
+}
+
+/* The first frame of @entries outside the helpers, or else the first. */
+static unsigned long kmemcheck_site_of(const unsigned long *entries,
+				       unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (!kmemcheck_in_helper(entries[i]))
+			return entries[i];
+	}
+	return nr ? entries[0] : 0;
+}
+
 static void kmemcheck_fill_object(struct kmemcheck_record *r)
 {
 	struct page *page = virt_to_page((void *)r->bad);
@@ -193,6 +266,72 @@ static void kmemcheck_fill_object(struct kmemcheck_record *r)
 	r->cache_name = s->name;
 	r->object = (unsigned long)object;
 	r->object_size = s->object_size;
+}
+
+static u8 kmemcheck_state_at(unsigned long addr)
+{
+	u8 *shadow = kmemcheck_shadow_of(addr);
+
+	return shadow ? kmemcheck_shadow_state(shadow) :
+			KMEMCHECK_SHADOW_INITIALIZED;
+}
+
+/*
+ * The run of bytes not initialized that holds the first bad byte, within
+ * its object, or its page outside slabs; and the stacks of the object or
+ * page, from the spare bits of its first shadow bytes.
+ */
+static void kmemcheck_fill_origin(struct kmemcheck_record *r)
+{
+	unsigned long base = r->cache_name ? r->object : r->bad & PAGE_MASK;
+	enum kmemcheck_origin kind;
+	depot_stack_handle_t handle;
+	unsigned int slot;
+
+	r->extent = r->cache_name ? r->object_size : PAGE_SIZE;
+	r->bad_state = kmemcheck_state_at(r->bad);
+	r->run_start = r->bad - base;
+	while (r->run_start &&
+	       kmemcheck_state_at(base + r->run_start - 1) !=
+	       KMEMCHECK_SHADOW_INITIALIZED)
+		r->run_start--;
+	r->run_end = r->bad - base;
+	while (r->run_end + 1 < r->extent &&
+	       kmemcheck_state_at(base + r->run_end + 1) !=
+	       KMEMCHECK_SHADOW_INITIALIZED)
+		r->run_end++;
+
+	for (slot = 0; slot < KMEMCHECK_ORIGIN_SLOTS; slot++) {
+		if ((slot + 1) * KMEMCHECK_ORIGIN_BYTES > r->extent)
+			break;
+		handle = kmemcheck_origin_get(base + slot *
+					      KMEMCHECK_ORIGIN_BYTES, &kind);
+		if (handle && kind == KMEMCHECK_ORIGIN_ALLOC)
+			r->alloc_stack = handle;
+		else if (handle && kind == KMEMCHECK_ORIGIN_FREE)
+			r->free_stack = handle;
+	}
+}
+
+/*
+ * Copy the memory of the window.  Its page is tracked, so hidden unless an
+ * access to it is being stepped: show it for the copy.
+ */
+static void kmemcheck_fill_memory(struct kmemcheck_record *r)
+{
+	bool hidden = kmemcheck_arch_page_hidden(r->window);
+	unsigned long flags;
+
+	if (!hidden && !kmemcheck_arch_page_present(r->window))
+		return;
+	local_irq_save(flags);
+	if (hidden)
+		kmemcheck_arch_show_page(r->window);
+	memcpy(r->memory, (void *)r->window, sizeof(r->memory));
+	if (hidden)
+		kmemcheck_arch_hide_page(r->window);
+	local_irq_restore(flags);
+	r->memory_valid = true;
 }
 
 static void kmemcheck_fill_window(struct kmemcheck_record *r)
@@ -235,6 +374,59 @@ static void kmemcheck_fail_kunit_test(void)
 		kunit_set_failure(test);
 }
 
+/*
+ * Record a report of the access whose stack is in kmemcheck_stack.  Called
+ * with kmemcheck_recording set, so the stack and symbol buffers are ours.
+ */
+static void kmemcheck_record(unsigned int nr_entries, unsigned long ip,
+			     enum kmemcheck_bug_type type, unsigned long addr,
+			     size_t size, unsigned long bad, unsigned long dst,
+			     enum kmemcheck_sink sink)
+{
+	unsigned long site = kmemcheck_site_of(kmemcheck_stack, nr_entries);
+	struct kmemcheck_record *r;
+	unsigned long flags, suppressed;
+
+	/* Before deduplication: every bad access of a test fails it. */
+	kmemcheck_fail_kunit_test();
+	if (!raw_spin_trylock_irqsave(&kmemcheck_report_lock, flags)) {
+		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
+		return;
+	}
+	if (!kmemcheck_site_first(site, type, &suppressed))
+		goto unlock;
+	if (kmemcheck_queue_len == KMEMCHECK_QUEUE_LEN) {
+		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
+		goto unlock;
+	}
+	r = &kmemcheck_queue[(kmemcheck_queue_head + kmemcheck_queue_len) %
+			     KMEMCHECK_QUEUE_LEN];
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->sink = sink;
+	r->ip = ip;
+	r->site = site;
+	r->addr = addr;
+	r->dst = dst;
+	r->size = size;
+	r->bad = bad;
+	r->suppressed = suppressed;
+	r->pid = task_pid_nr(current);
+	/* Not get_task_comm(): task_lock() may be held by this very CPU. */
+	strscpy_pad(r->comm, current->comm);
+	kmemcheck_fill_object(r);
+	kmemcheck_fill_origin(r);
+	kmemcheck_fill_window(r);
+	kmemcheck_fill_memory(r);
+	r->nr_entries = nr_entries;
+	memcpy(r->entries, kmemcheck_stack, nr_entries * sizeof(r->entries[0]));
+	kmemcheck_queue_len++;
+	if (READ_ONCE(kmemcheck_mode) == KMEMCHECK_MODE_ONESHOT)
+		WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_OFF);
+unlock:
+	raw_spin_unlock_irqrestore(&kmemcheck_report_lock, flags);
+}
+
 /**
  * kmemcheck_report() - record a bad access, to be printed soon
  * @regs:	registers of the faulting instruction
@@ -250,11 +442,8 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 		      unsigned long addr, size_t size, unsigned long bad,
 		      unsigned long dst)
 {
-	struct kmemcheck_record *r;
-	unsigned long flags, suppressed;
+	unsigned int nr;
 
-	/* Before deduplication: every bad access of a test fails it. */
-	kmemcheck_fail_kunit_test();
 	/*
 	 * An NMI hitting a report in progress must not deadlock, nor corrupt
 	 * the queue where a uniprocessor trylock always succeeds.
@@ -263,39 +452,43 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
 		goto kick;
 	}
-	if (!raw_spin_trylock_irqsave(&kmemcheck_report_lock, flags)) {
+	nr = stack_trace_save_regs(regs, kmemcheck_stack,
+				   KMEMCHECK_STACK_DEPTH, 0);
+	kmemcheck_record(nr, regs->ip, type, addr, size, bad, dst,
+			 dst ? KMEMCHECK_SINK_MEMORY : KMEMCHECK_SINK_NONE);
+	atomic_set(&kmemcheck_recording, 0);
+kick:
+	irq_work_queue(&kmemcheck_irq_work);
+}
+
+/**
+ * kmemcheck_report_copy() - record bad bytes leaving the kernel
+ * @type:	what is wrong
+ * @addr:	first byte copied
+ * @size:	number of bytes copied
+ * @bad:	first byte that is not initialized
+ * @dst:	user address of the copy; 0 for a device
+ * @sink:	where the bytes go
+ *
+ * For the hooks of copies to user space and of DMA mappings, which see
+ * the bytes before they go: the report is made at the copy, with the
+ * stack of its caller.  Safe in any context but NMI.
+ */
+noinline void kmemcheck_report_copy(enum kmemcheck_bug_type type,
+				    unsigned long addr, size_t size,
+				    unsigned long bad, unsigned long dst,
+				    enum kmemcheck_sink sink)
+{
+	unsigned int nr;
+
+	if (atomic_xchg(&kmemcheck_recording, 1)) {
 		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
-		goto done;
+		goto kick;
 	}
-	if (!kmemcheck_site_first(regs->ip, type, &suppressed))
-		goto unlock;
-	if (kmemcheck_queue_len == KMEMCHECK_QUEUE_LEN) {
-		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
-		goto unlock;
-	}
-	r = &kmemcheck_queue[(kmemcheck_queue_head + kmemcheck_queue_len) %
-			     KMEMCHECK_QUEUE_LEN];
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->ip = regs->ip;
-	r->addr = addr;
-	r->dst = dst;
-	r->size = size;
-	r->bad = bad;
-	r->suppressed = suppressed;
-	r->pid = task_pid_nr(current);
-	/* Not get_task_comm(): task_lock() may be held by this very CPU. */
-	strscpy_pad(r->comm, current->comm);
-	kmemcheck_fill_object(r);
-	kmemcheck_fill_window(r);
-	r->nr_entries = stack_trace_save_regs(regs, r->entries,
-					      KMEMCHECK_STACK_DEPTH, 0);
-	kmemcheck_queue_len++;
-	if (READ_ONCE(kmemcheck_mode) == KMEMCHECK_MODE_ONESHOT)
-		WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_OFF);
-unlock:
-	raw_spin_unlock_irqrestore(&kmemcheck_report_lock, flags);
-done:
+	/* Skip this function: the stack starts at the hook. */
+	nr = stack_trace_save(kmemcheck_stack, KMEMCHECK_STACK_DEPTH, 1);
+	kmemcheck_record(nr, nr ? kmemcheck_stack[0] : _RET_IP_, type, addr,
+			 size, bad, dst, sink);
 	atomic_set(&kmemcheck_recording, 0);
 kick:
 	irq_work_queue(&kmemcheck_irq_work);
@@ -310,6 +503,63 @@ static void kmemcheck_print_shadow(const struct kmemcheck_record *r)
 	pr_err(" %*s^\n", (int)(2 * sizeof(void *) + 2 + caret), "");
 }
 
+/*
+ * The memory of the window, a 32-bit word at a time, through %p: hashed,
+ * like every pointer, unless booted with no_hash_pointers, so that no
+ * kernel memory leaks into a log by default (as in KFENCE's reports).
+ * The caret points at the two digits of the first bad byte.
+ */
+static void kmemcheck_print_memory(const struct kmemcheck_record *r)
+{
+	unsigned int caret = r->bad - r->window;
+	const u32 *m = r->memory;
+
+	if (!r->memory_valid)
+		return;
+	BUILD_BUG_ON(ARRAY_SIZE(r->memory) != 8);
+	pr_err("Memory around it, in 32-bit words (hashed unless no_hash_pointers):\n");
+	pr_err(" %p: %p %p %p %p %p %p %p %p\n", (void *)r->window,
+	       (void *)(unsigned long)m[0], (void *)(unsigned long)m[1],
+	       (void *)(unsigned long)m[2], (void *)(unsigned long)m[3],
+	       (void *)(unsigned long)m[4], (void *)(unsigned long)m[5],
+	       (void *)(unsigned long)m[6], (void *)(unsigned long)m[7]);
+	/* Little-endian: the last two digits of a word are its first byte. */
+	pr_err(" %*s^^\n", (int)(2 * sizeof(void *) + 2 + caret / 4 * 9 +
+				  (3 - caret % 4) * 2), "");
+}
+
+static void kmemcheck_print_stack(const char *title,
+				  depot_stack_handle_t handle)
+{
+	unsigned long *entries;
+	unsigned int nr;
+
+	nr = stack_depot_fetch(handle, &entries);
+	if (!nr)
+		return;
+	pr_err("%s\n", title);
+	stack_trace_print(entries, nr, 1);
+	pr_err("\n");
+}
+
+/*
+ * The stacks that say where the memory came from: for uninitialized bytes
+ * its allocation, for freed ones its allocation and its free.
+ */
+static void kmemcheck_print_origins(const struct kmemcheck_record *r)
+{
+	if (r->bad_state == KMEMCHECK_SHADOW_FREED) {
+		if (r->alloc_stack)
+			kmemcheck_print_stack("Allocated at:", r->alloc_stack);
+		if (r->free_stack)
+			kmemcheck_print_stack("Freed at:", r->free_stack);
+	} else if (r->bad_state == KMEMCHECK_SHADOW_UNINITIALIZED &&
+		   r->alloc_stack) {
+		kmemcheck_print_stack("Uninit was created at:",
+				      r->alloc_stack);
+	}
+}
+
 static void kmemcheck_print_record(const struct kmemcheck_record *r)
 {
 	const char *bug = kmemcheck_bug_names[r->type];
@@ -317,9 +567,12 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 	/* Do not allow lockdep to mangle the report. */
 	lockdep_off();
 	pr_err("==================================================================\n");
-	pr_err("BUG: KMEMCHECK: %s in %pS\n", bug, (void *)r->ip);
+	pr_err("BUG: KMEMCHECK: %s in %pS\n", bug, (void *)r->site);
 	pr_err("\n");
-	if (r->type == KMEMCHECK_BUG_INFOLEAK)
+	if (r->sink == KMEMCHECK_SINK_DEVICE)
+		pr_err("DMA to a device of size %zu from addr %p by task %s/%d\n",
+		       r->size, (void *)r->addr, r->comm, r->pid);
+	else if (r->sink != KMEMCHECK_SINK_NONE)
 		pr_err("Copy of size %zu from addr %p to addr %p by task %s/%d\n",
 		       r->size, (void *)r->addr, (void *)r->dst, r->comm,
 		       r->pid);
@@ -327,6 +580,9 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 		pr_err("Read of size %zu at addr %p by task %s/%d\n", r->size,
 		       (void *)r->addr, r->comm, r->pid);
 	pr_err("First bad byte at addr %p\n", (void *)r->bad);
+	/* A user address is no secret of the kernel: print it as it is. */
+	if (r->sink == KMEMCHECK_SINK_USER)
+		pr_err("Data copied to user address 0x%08lx\n", r->dst);
 	if (r->suppressed)
 		pr_err("(%lu reports from this site suppressed since the previous one)\n",
 		       r->suppressed);
@@ -338,12 +594,16 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 	else
 		pr_err("The first bad byte is at offset %lu of the page at %p\n",
 		       offset_in_page(r->bad), (void *)(r->bad & PAGE_MASK));
+	pr_err("Bytes %u-%u of %u are %s\n", r->run_start, r->run_end,
+	       r->extent, kmemcheck_state_names[r->bad_state]);
 	pr_err("\n");
 	kmemcheck_print_shadow(r);
+	kmemcheck_print_memory(r);
 	pr_err("\n");
 	pr_err("Call Trace:\n");
 	stack_trace_print(r->entries, r->nr_entries, 1);
 	pr_err("\n");
+	kmemcheck_print_origins(r);
 	dump_stack_print_info(KERN_ERR);
 	trace_error_report_end(ERROR_DETECTOR_KMEMCHECK, r->bad);
 	pr_err("==================================================================\n");

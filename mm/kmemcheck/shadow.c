@@ -13,9 +13,16 @@
  * copy of uninitialized bytes into it), when it is hidden again.  Stores
  * to a resting page need no record: its bytes are initialized already.
  *
+ * A state takes two bits of its shadow byte.  The six spare bits of the
+ * first shadow bytes of an allocation carry the stack depot handles of its
+ * allocation and free stacks (its origins), so that reports can say where
+ * the memory came from without costing memory of its own.
+ *
  * Copyright (C) 2026 The kmemcheck authors
  */
 
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -109,9 +116,11 @@ static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
 	local_irq_save(flags);
 	before = *pending;
 	for (i = 0; i < n; i++) {
-		delta += (shadow[i] == KMEMCHECK_SHADOW_INITIALIZED) -
+		delta += (kmemcheck_shadow_state(&shadow[i]) ==
+			  KMEMCHECK_SHADOW_INITIALIZED) -
 			 (state == KMEMCHECK_SHADOW_INITIALIZED);
-		shadow[i] = state;
+		/* The spare bits are the origins: keep them. */
+		shadow[i] = (shadow[i] & ~KMEMCHECK_SHADOW_STATE_MASK) | state;
 	}
 	*pending = before + delta;
 	if (!before && *pending)
@@ -241,7 +250,7 @@ void kmemcheck_shadow_set_pages(struct page *page, unsigned int nr,
  * kmemcheck_shadow_letter() - the letter reports use for a shadow byte
  * @shadow:	shadow byte, or NULL for an untracked byte
  *
- * Return: 'a', 'u', 'i' or 'f'; '-' for untracked bytes, '?' for garbage.
+ * Return: 'a', 'u', 'i' or 'f'; '-' for untracked bytes.
  */
 char kmemcheck_shadow_letter(const u8 *shadow)
 {
@@ -249,7 +258,73 @@ char kmemcheck_shadow_letter(const u8 *shadow)
 
 	if (!shadow)
 		return '-';
-	if (*shadow >= sizeof(letters) - 1)
-		return '?';
-	return letters[*shadow];
+	return letters[kmemcheck_shadow_state(shadow)];
+}
+
+/*
+ * An origin slot: KMEMCHECK_ORIGIN_BYTES shadow bytes whose spare bits hold
+ * a 32-bit stack depot handle and, above it, the kind of the stack.
+ */
+#define KMEMCHECK_ORIGIN_BITS	(8 - KMEMCHECK_SHADOW_STATE_BITS)
+#define KMEMCHECK_ORIGIN_KIND_SHIFT	32
+
+static_assert(KMEMCHECK_ORIGIN_BYTES * KMEMCHECK_ORIGIN_BITS >=
+	      KMEMCHECK_ORIGIN_KIND_SHIFT + 2);
+
+/**
+ * kmemcheck_origin_set() - record a stack in an origin slot
+ * @addr:	first byte of the slot (of an object or page)
+ * @kind:	what the stack is
+ * @handle:	stack depot handle, or 0 to clear the slot
+ *
+ * Does nothing unless all the bytes of the slot are tracked.
+ */
+void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
+			  depot_stack_handle_t handle)
+{
+	u64 v = handle ? (u64)kind << KMEMCHECK_ORIGIN_KIND_SHIFT | handle : 0;
+	u8 *shadow[KMEMCHECK_ORIGIN_BYTES];
+	unsigned long flags;
+	unsigned int i;
+
+	for (i = 0; i < KMEMCHECK_ORIGIN_BYTES; i++) {
+		shadow[i] = kmemcheck_shadow_of(addr + i);
+		if (!shadow[i])
+			return;
+	}
+	/* A fault in an interrupt may change the states meanwhile. */
+	local_irq_save(flags);
+	for (i = 0; i < KMEMCHECK_ORIGIN_BYTES; i++) {
+		u8 bits = (v >> (i * KMEMCHECK_ORIGIN_BITS)) &
+			  GENMASK(KMEMCHECK_ORIGIN_BITS - 1, 0);
+
+		*shadow[i] = kmemcheck_shadow_state(shadow[i]) |
+			     bits << KMEMCHECK_SHADOW_STATE_BITS;
+	}
+	local_irq_restore(flags);
+}
+
+/**
+ * kmemcheck_origin_get() - read the stack recorded in an origin slot
+ * @addr:	first byte of the slot
+ * @kind:	where to store what the stack is
+ *
+ * Return: the stack depot handle, or 0 if the slot holds none.
+ */
+depot_stack_handle_t kmemcheck_origin_get(unsigned long addr,
+					  enum kmemcheck_origin *kind)
+{
+	unsigned int i;
+	u64 v = 0;
+
+	for (i = 0; i < KMEMCHECK_ORIGIN_BYTES; i++) {
+		u8 *shadow = kmemcheck_shadow_of(addr + i);
+
+		if (!shadow)
+			return 0;
+		v |= (u64)(*shadow >> KMEMCHECK_SHADOW_STATE_BITS) <<
+		     (i * KMEMCHECK_ORIGIN_BITS);
+	}
+	*kind = v >> KMEMCHECK_ORIGIN_KIND_SHIFT;
+	return (u32)v;
 }

@@ -67,7 +67,8 @@ parameter, the kernel.kmemcheck sysctl, the reports and the debugfs
 files, and KUnit tests that make bad reads and assert their reports
 (and correct accesses and assert the absence of one).  Nothing can
 enable it until an architecture selects HAVE_ARCH_KMEMCHECK.
-''', ('mm/kmemcheck/', 'include/linux/kmemcheck.h', 'lib/Kconfig.kmemcheck',
+''', ('mm/kmemcheck/', 'include/linux/kmemcheck.h',
+      'include/linux/kmemcheck-checks.h', 'lib/Kconfig.kmemcheck',
       'lib/Kconfig.debug', 'mm/Makefile')),
 	Part(patch='0005-mm-slub-track-objects-with-kmemcheck.patch'),
 	Part(patch='0004-mm-page_alloc-track-pages-with-kmemcheck.patch'),

@@ -35,6 +35,7 @@ OVERLAY = (
 	'arch/x86/mm/kmemcheck/',
 	'arch/x86/include/asm/kmemcheck.h',
 	'include/linux/kmemcheck.h',
+	'include/linux/kmemcheck-checks.h',
 	'lib/Kconfig.kmemcheck',
 	'Documentation/dev-tools/kmemcheck.rst',
 	HARNESS_DIR + '/',
