@@ -9,6 +9,7 @@
   kmemcheck.py run       boot the demo (or --shell) and summarize reports
   kmemcheck.py test      host tests, KUnit and boot scenarios
   kmemcheck.py export    the subsystem as a git format-patch series
+  kmemcheck.py bench     cost of kmemcheck off and on (many boots)
 
 Everything lives under --build-dir (default <repo>/build).
 """
@@ -28,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kmemcheck_decode as decode  # noqa: E402
 import kmemcheck_export as export  # noqa: E402
+import kmemcheck_bench as bench  # noqa: E402
 import kmemcheck_qemu as qemu  # noqa: E402
 import kmemcheck_ksuites as ksuites  # noqa: E402
 import kmemcheck_lint as lint  # noqa: E402
@@ -671,6 +673,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 			   help='write the git format-patch series, run checkpatch on it')
 	p.add_argument('--out', default=None,
 		       help='directory for the patches (default: <build-dir>/export)')
+	bench.register(sub, common)
 	return parser.parse_args(argv)
 
 
@@ -678,6 +681,7 @@ COMMANDS = {
 	'deps': cmd_deps, 'prepare': cmd_prepare, 'refresh': cmd_refresh,
 	'build': cmd_build, 'run': cmd_run, 'lint': cmd_lint, 'test': cmd_test,
 	'export': cmd_export,
+	'bench': bench.cmd_bench,
 }
 
 

@@ -1,0 +1,482 @@
+# SPDX-License-Identifier: GPL-2.0
+"""``kmemcheck.py bench``: what kmemcheck costs, off and on.
+
+Builds the kmemcheck kernel (``default``) and the same kernel without
+kmemcheck (``nokmemcheck``), builds the microbenchmark module of bench/
+against each, and boots the variants of VARIANTS in turn, N times each, so
+that a disturbance of the host hits every variant alike.  Every boot runs
+the same guest script: it records the boot, runs the microbenchmark
+workloads and the stress-ng workloads (when the initramfs has stress-ng),
+and prints the kmemcheck counters of debugfs around each.  The medians,
+spreads, ratios and trap counts are printed, and written as JSON and as a
+PNG chart (gnuplot) into the build directory.
+"""
+
+import gzip
+import json
+import os
+import re
+import shutil
+import stat
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import kmemcheck_qemu as qemu
+import kmemcheck_tree as tree
+from kmemcheck_tree import HarnessError, REPO
+
+BENCH_SRC = os.path.join(REPO, tree.HARNESS_DIR, 'bench')
+MODULE = 'kmemcheck_bench.ko'
+DEFAULT_RUNS = 5
+BOOT_TIMEOUT = 1800
+
+
+@dataclass(frozen=True)
+class Variant:
+	"""A kernel configuration booted with a command line."""
+	name: str
+	config: str
+	cmdline: str
+
+
+VARIANTS = (
+	Variant('off', 'nokmemcheck', ''),
+	Variant('kmemcheck=0', 'default', 'kmemcheck=0'),
+	Variant('kmemcheck=1', 'default', 'kmemcheck=1'),
+	Variant('fastpath=0', 'default', 'kmemcheck=1 kmemcheck.fastpath=0'),
+)
+OFF, KC0, KC1, NOFAST = (v.name for v in VARIANTS)
+
+# Workloads of the module (name, as it prints them).
+MICRO = ('kmalloc', 'list', 'memcpy')
+# stress-ng workloads: (name, operations, arguments).  Fixed op counts, no
+# time limit: the time to do the work is what is measured.
+STRESS: Tuple[Tuple[str, int, str], ...] = (
+	('fork', 200, '--fork 1 --fork-ops 200'),
+	('pipe', 20000, '--pipe 1 --pipe-ops 20000'),
+	('sock', 2000, '--sock 1 --sock-ops 2000 --sock-if lo'),
+	('hdd', 2000, '--hdd 1 --hdd-ops 2000 --hdd-bytes 1M --temp-path /tmp'),
+	('memcpy', 200, '--memcpy 1 --memcpy-ops 200'),
+)
+WORKLOADS = ('boot',) + tuple(f'micro/{w}' for w in MICRO) + \
+	tuple(f'stress/{s[0]}' for s in STRESS)
+
+# Guest output: "kmemcheck-bench: ..." lines from the script, and the
+# module's own kernel messages.
+STATS_RE = re.compile(r'kmemcheck-bench: stats (\S+) ([a-z -]+): (-?\d+)')
+STRESS_RE = re.compile(r'kmemcheck-bench: stress (\S+) rc=(\d+) start=(\d+) end=(\d+)')
+MICRO_RE = re.compile(r'kmemcheck_bench: (\w+) ops=(\d+) ns=(\d+)')
+INIT_RE = re.compile(r'\[\s*(\d+\.\d+)\] Run /init as init process')
+MEM_RE = re.compile(r'kmemcheck-bench: meminfo (\w+): (\d+) kB')
+NO_STRESS = 'kmemcheck-bench: no stress-ng'
+STAT_FAULTS, STAT_STEPS = 'page faults', 'single-steps'
+STAT_PAGES, STAT_SHADOW = 'tracked pages', 'shadow bytes'
+
+
+# ------------------------------------------------------------ the guest ---
+
+def guest_script() -> str:
+	"""The scenario every boot runs."""
+	stress = ''.join(f'\trun_stress {name} {args}\n' for name, _, args in STRESS)
+	micro = ' '.join(MICRO)
+	return f'''B=/sys/kernel/debug/kmemcheck_bench
+S=/sys/kernel/debug/kmemcheck/stats
+stats() {{
+	[ -r $S ] || return 0
+	while read -r line; do echo "kmemcheck-bench: stats $1 $line"; done < $S
+}}
+stats boot
+grep -E '^(MemTotal|MemFree):' /proc/meminfo | while read -r k v u; do
+	echo "kmemcheck-bench: meminfo $k $v kB"
+done
+insmod /{MODULE} || echo "kmemcheck-bench: insmod failed"
+for w in {micro}; do
+	stats before-micro/$w
+	echo $w > $B
+	stats after-micro/$w
+done
+run_stress() {{
+	name=$1
+	shift
+	stats before-stress/$name
+	t0=$(cat $B)
+	stress-ng "$@" > /tmp/stress-$name.log 2>&1
+	rc=$?
+	t1=$(cat $B)
+	stats after-stress/$name
+	echo "kmemcheck-bench: stress $name rc=$rc start=$t0 end=$t1"
+	[ $rc = 0 ] || tail -5 /tmp/stress-$name.log
+}}
+if command -v stress-ng > /dev/null; then
+	ip link set lo up
+{stress}else
+	echo "{NO_STRESS}"
+fi
+stats end
+'''
+
+
+def build_module(build_dir: str, ktree: str, config: str, jobs: int) -> str:
+	"""Builds bench/ against the kernel of @config; returns the .ko."""
+	obj = tree.obj_dir(build_dir, config)
+	out = os.path.join(build_dir, 'bench', f'module-{config}')
+	os.makedirs(out, exist_ok=True)
+	for name in os.listdir(BENCH_SRC):
+		if name.endswith(('.c', '.h')) or name == 'Makefile':
+			dst = os.path.join(out, name)
+			with open(os.path.join(BENCH_SRC, name), 'rb') as f:
+				data = f.read()
+			if tree._read(dst) != data:
+				with open(dst, 'wb') as f:
+					f.write(data)
+	log_path = os.path.join(build_dir, 'logs', f'bench-module-{config}.log')
+	with open(log_path, 'w') as logf:
+		cmd = tree.make_cmd(ktree, obj, jobs, f'M={out}', 'modules')
+		if tree._run_logged(cmd, logf, cwd=ktree):
+			logf.flush()
+			tree._fail_with_log(log_path, f'building the bench module for {config} failed')
+	return os.path.join(out, MODULE)
+
+
+def add_module(initrd: str, ko: str) -> None:
+	"""Appends a cpio archive holding /<MODULE> to the initramfs.
+
+	The kernel unpacks concatenated archives in turn, so the harness's
+	initramfs stays as it is.
+	"""
+	with open(ko, 'rb') as f:
+		data = f.read()
+	with gzip.open(initrd, 'ab', compresslevel=6) as gz:
+		cpio = qemu.CpioWriter(gz)
+		cpio.add(MODULE, stat.S_IFREG | 0o644, data)
+		cpio.finish()
+
+
+def check_same_kernel(build_dir: str) -> List[str]:
+	"""The options that differ between the two kernels, all kmemcheck's.
+
+	Raises HarnessError if any other option differs: then the comparison
+	would not measure kmemcheck alone.
+	"""
+	configs = [tree._parse_fragment(os.path.join(tree.obj_dir(build_dir, c), '.config'))
+		   for c in ('default', 'nokmemcheck')]
+	differ = sorted(s for s in set(configs[0]) | set(configs[1])
+			if configs[0].get(s, 'n') != configs[1].get(s, 'n'))
+	others = [s for s in differ if 'KMEMCHECK' not in s]
+	if others:
+		raise HarnessError('default and nokmemcheck differ in more than kmemcheck: '
+				   + ', '.join(others))
+	return differ
+
+
+# ------------------------------------------------------------ one boot ---
+
+def _stats(lines: Sequence[str]) -> Dict[str, Dict[str, int]]:
+	"""label -> counter -> value, from the script's stats lines."""
+	out: Dict[str, Dict[str, int]] = {}
+	for m in STATS_RE.finditer('\n'.join(lines)):
+		out.setdefault(m.group(1), {})[m.group(2).strip()] = int(m.group(3))
+	return out
+
+
+def _delta(stats: Dict[str, Dict[str, int]], name: str, counter: str) -> int:
+	before = stats.get(f'before-{name}', {}).get(counter, 0)
+	return stats.get(f'after-{name}', {}).get(counter, 0) - before
+
+
+def _sample(seconds: float, ops: int, faults: int, steps: int) -> dict:
+	return {'seconds': seconds, 'ops': ops, 'faults': faults, 'steps': steps}
+
+
+def parse_boot(lines: Sequence[str]) -> Tuple[Dict[str, dict], Dict[str, int]]:
+	"""The samples of one boot (workload -> sample) and its memory figures."""
+	text = qemu.userspace_text(list(lines))
+	stats = _stats(text.splitlines())
+	samples: Dict[str, dict] = {}
+	for line in lines:
+		m = INIT_RE.search(line)
+		if m:
+			boot = stats.get('boot', {})
+			samples['boot'] = _sample(float(m.group(1)), 1, boot.get(STAT_FAULTS, 0),
+						  boot.get(STAT_STEPS, 0))
+		m = MICRO_RE.search(line)
+		if m:
+			name = f'micro/{m.group(1)}'
+			samples[name] = _sample(int(m.group(3)) / 1e9, int(m.group(2)),
+						_delta(stats, name, STAT_FAULTS),
+						_delta(stats, name, STAT_STEPS))
+	ops = {name: n for name, n, _ in STRESS}
+	for m in STRESS_RE.finditer(text):
+		name = f'stress/{m.group(1)}'
+		if m.group(2) != '0':
+			print(f'bench: stress-ng {m.group(1)} failed (exit {m.group(2)}): '
+			      'sample dropped', flush=True)
+			continue
+		samples[name] = _sample((int(m.group(4)) - int(m.group(3))) / 1e9,
+					ops[m.group(1)], _delta(stats, name, STAT_FAULTS),
+					_delta(stats, name, STAT_STEPS))
+	end = stats.get('end', {})
+	memory = {'tracked_pages': end.get(STAT_PAGES, 0),
+		  'shadow_bytes': end.get(STAT_SHADOW, 0)}
+	for m in MEM_RE.finditer(text):
+		memory[m.group(1)] = int(m.group(2)) * 1024
+	return samples, memory
+
+
+# ---------------------------------------------------------- statistics ---
+
+def summarize(samples: List[dict]) -> dict:
+	"""Median, min and max time, and traps per operation (medians)."""
+	secs = [s['seconds'] for s in samples]
+	per_op = {k: statistics.median(s[k] / s['ops'] for s in samples)
+		  for k in ('faults', 'steps')}
+	return {'median': statistics.median(secs), 'min': min(secs), 'max': max(secs),
+		'n': len(secs), 'faults_per_op': per_op['faults'],
+		'steps_per_op': per_op['steps'],
+		'traps_per_op': per_op['faults'] + per_op['steps'], 'seconds': secs}
+
+
+def _ratio(a: Optional[float], b: Optional[float]) -> Optional[float]:
+	return a / b if a is not None and b else None
+
+
+def analyse(results: Dict[str, Dict[str, List[dict]]],
+	    memory: Dict[str, List[Dict[str, int]]]) -> dict:
+	"""Summaries per workload and variant, ratios, and the targets."""
+	out: dict = {'workloads': {}, 'memory': {}, 'targets': {}}
+	for w in WORKLOADS:
+		per = {v: summarize(results[v][w]) for v in results if results[v].get(w)}
+		if not per:
+			continue
+		med = {v: s['median'] for v, s in per.items()}
+		traps = {v: s['traps_per_op'] for v, s in per.items()}
+		out['workloads'][w] = {
+			'variants': per,
+			'kmemcheck0_over_off': _ratio(med.get(KC0), med.get(OFF)),
+			'kmemcheck1_over_kmemcheck0': _ratio(med.get(KC1), med.get(KC0)),
+			'traps_fastpath0_over_fastpath1': _ratio(traps.get(NOFAST), traps.get(KC1)),
+		}
+	for v, mems in memory.items():
+		pages = max(m['tracked_pages'] for m in mems)
+		shadow = max(m['shadow_bytes'] for m in mems)
+		out['memory'][v] = {
+			'tracked_pages': pages, 'shadow_bytes': shadow,
+			'shadow_per_tracked_byte': shadow / (pages * 4096) if pages else 0.0,
+			'mem_total': statistics.median(m.get('MemTotal', 0) for m in mems),
+			'mem_free_at_init': statistics.median(m.get('MemFree', 0) for m in mems),
+		}
+	out['targets'] = targets(out)
+	return out
+
+
+def targets(a: dict) -> Dict[str, dict]:
+	"""Each target of issue 6: the measured value and whether it is met."""
+	ws = a['workloads']
+	off = {w: d['kmemcheck0_over_off'] for w, d in ws.items()
+	       if d['kmemcheck0_over_off'] is not None}
+	on = {w: d['kmemcheck1_over_kmemcheck0'] for w, d in ws.items()
+	      if d['kmemcheck1_over_kmemcheck0'] is not None}
+	stress = [d['variants'] for w, d in ws.items() if w.startswith('stress/')]
+	fast = sum(v[KC1]['traps_per_op'] for v in stress if KC1 in v and NOFAST in v)
+	slow = sum(v[NOFAST]['traps_per_op'] for v in stress if KC1 in v and NOFAST in v)
+	mem = a['memory']
+	t = {
+		'kmemcheck0_over_off <= 1.02': {'value': max(off.values(), default=None),
+						 'met': bool(off) and max(off.values()) <= 1.02},
+		'kmemcheck1_over_kmemcheck0 < 10': {'value': max(on.values(), default=None),
+						     'met': bool(on) and max(on.values()) < 10},
+		'stress-ng traps fastpath=0 / fastpath=1 >= 5': {
+			'value': slow / fast if fast else None,
+			'met': bool(stress) and (fast == 0 and slow > 0 or bool(fast) and slow / fast >= 5)},
+		'shadow per tracked byte <= 1': {
+			'value': mem.get(KC1, {}).get('shadow_per_tracked_byte'),
+			'met': KC1 in mem and mem[KC1]['shadow_per_tracked_byte'] <= 1},
+		'shadow with kmemcheck=0 == 0': {
+			'value': mem.get(KC0, {}).get('shadow_bytes'),
+			'met': KC0 in mem and mem[KC0]['shadow_bytes'] == 0},
+	}
+	return t
+
+
+# -------------------------------------------------------------- output ---
+
+def _fmt_time(s: dict) -> str:
+	return f'{s["median"]:8.3f} [{s["min"]:.3f}-{s["max"]:.3f}]'
+
+
+def _fmt_ratio(r: Optional[float]) -> str:
+	return f'{r:7.3f}' if r is not None else '      -'
+
+
+def table(a: dict) -> List[str]:
+	"""The figures, one line per workload and variant."""
+	lines = [f'{"workload":15} {"variant":12} {"median s [min-max]":28} '
+		 f'{"faults/op":>11} {"steps/op":>11}']
+	for w, d in a['workloads'].items():
+		for v, s in d['variants'].items():
+			lines.append(f'{w:15} {v:12} {_fmt_time(s):28} '
+				     f'{s["faults_per_op"]:11.1f} {s["steps_per_op"]:11.1f}')
+		lines.append(f'{"":15} ratios: kmemcheck=0/off {_fmt_ratio(d["kmemcheck0_over_off"])}'
+			     f'  kmemcheck=1/kmemcheck=0 {_fmt_ratio(d["kmemcheck1_over_kmemcheck0"])}'
+			     f'  traps fastpath=0/fastpath=1 '
+			     f'{_fmt_ratio(d["traps_fastpath0_over_fastpath1"])}')
+	for v, m in a['memory'].items():
+		lines.append(f'memory {v:12} tracked pages {m["tracked_pages"]:7d}  '
+			     f'shadow bytes {m["shadow_bytes"]:10d}  per tracked byte '
+			     f'{m["shadow_per_tracked_byte"]:.2f}  MemFree at init '
+			     f'{m["mem_free_at_init"] / 1024:.0f} KiB of {m["mem_total"] / 1024:.0f}')
+	for name, t in a['targets'].items():
+		val = t['value']
+		shown = f'{val:.3f}' if isinstance(val, float) else str(val)
+		lines.append(f'target {"MET    " if t["met"] else "MISSED "} {name}: {shown}')
+	return lines
+
+
+def _gnuplot() -> str:
+	"""gnuplot, installed (Debian gnuplot-nox) when missing and root."""
+	path = shutil.which('gnuplot')
+	if path:
+		return path
+	cmd = ['apt-get', 'install', '-y', 'gnuplot-nox']
+	if os.geteuid() != 0:
+		raise HarnessError('bench draws its chart with gnuplot; run as root: '
+				   + ' '.join(cmd))
+	tree.log('bench: ' + ' '.join(cmd))
+	tree.run(cmd, capture=False)
+	return shutil.which('gnuplot') or 'gnuplot'
+
+
+def chart(a: dict, png: str) -> None:
+	"""Bars per workload and variant: median time / median 'off', log scale,
+	with min-max error bars."""
+	variants = [v.name for v in VARIANTS]
+	data = png[:-len('.png')] + '.dat'
+	with open(data, 'w') as f:
+		f.write('workload ' + ' '.join(f'"{v}" lo hi' for v in variants) + '\n')
+		for w, d in a['workloads'].items():
+			per = d['variants']
+			base = per.get(OFF, {}).get('median')
+			if not base:
+				continue
+			cells = []
+			for v in variants:
+				s = per.get(v)
+				cells += ([f'{s["median"] / base:.4f}', f'{s["min"] / base:.4f}',
+					   f'{s["max"] / base:.4f}'] if s else ['NaN'] * 3)
+			f.write(f'"{w}" ' + ' '.join(cells) + '\n')
+	cols = ', '.join(
+		f"'{data}' using {2 + 3 * i}:{3 + 3 * i}:{4 + 3 * i}"
+		f"{':xtic(1)' if i == 0 else ''} title '{v}'"
+		for i, v in enumerate(variants))
+	script = f'''set terminal pngcairo size 1100,520 font ",10"
+set output '{png}'
+set title "kmemcheck cost: median time relative to CONFIG_KMEMCHECK=n (bars: min-max)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set logscale y
+set yrange [0.5:*]
+set ylabel "time / time with CONFIG_KMEMCHECK=n (log)"
+set grid ytics
+set key top left
+set xtics rotate by -30
+plot {cols}
+'''
+	proc = subprocess.run([_gnuplot()], input=script, text=True,
+			      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+	if proc.returncode:
+		raise HarnessError(f'gnuplot failed: {proc.stdout.strip()}')
+
+
+# ---------------------------------------------------------- subcommand ---
+
+def prepare(ctx, args) -> Dict[str, Tuple[str, str]]:
+	"""Builds both kernels and modules; returns config -> (bzImage, .ko)."""
+	ktree = tree.prepare(ctx.build_dir)
+	ctx.tree = ktree
+	built = {}
+	for config in ('default', 'nokmemcheck'):
+		kernel = tree.build(ctx.build_dir, ktree, config, ctx.jobs)
+		built[config] = (kernel, build_module(ctx.build_dir, ktree, config, ctx.jobs))
+	differ = check_same_kernel(ctx.build_dir)
+	print(f'bench: the two kernels differ only in {", ".join(differ)}', flush=True)
+	return built
+
+
+def initramfs(ctx, config: str, ko: str) -> str:
+	path = ctx.initramfs(f'bench-{config}', guest_script())
+	add_module(path, ko)
+	return path
+
+
+def one_boot(ctx, variant: Variant, kernel: str, initrd: str, run: int,
+	     smp: int, timeout: float) -> Tuple[Dict[str, dict], Dict[str, int]]:
+	name = f'bench-{variant.name.replace("=", "")}-{run}'
+	log_path = os.path.join(ctx.logs, f'{name}.log')
+	res = qemu.boot(kernel, initrd, f'kunit.enable=0 {variant.cmdline}'.strip(),
+			smp, timeout, log_path)
+	why = res.failure()
+	if why:
+		print(res.tail(), flush=True)
+		raise HarnessError(f'bench: {variant.name} run {run}: {why} (log: {log_path})')
+	if any('kmemcheck-bench: insmod failed' in l for l in res.lines):
+		raise HarnessError(f'bench: the module did not load (log: {log_path})')
+	samples, memory = parse_boot(res.lines)
+	missing = [w for w in ('boot',) + tuple(f'micro/{m}' for m in MICRO)
+		   if w not in samples]
+	if missing:
+		raise HarnessError(f'bench: {variant.name} run {run}: no figures for '
+				   f'{", ".join(missing)} (log: {log_path})')
+	print(f'bench: run {run} {variant.name:12} {res.seconds:6.1f} s  '
+	      + '  '.join(f'{w}={s["seconds"]:.3f}' for w, s in samples.items()),
+	      flush=True)
+	if NO_STRESS in qemu.userspace_text(res.lines) and run == 1:
+		print('bench: no stress-ng in the initramfs: stress workloads skipped',
+		      flush=True)
+	return samples, memory
+
+
+def cmd_bench(ctx, args) -> int:
+	built = prepare(ctx, args)
+	initrds = {c: initramfs(ctx, c, ko) for c, (_, ko) in built.items()}
+	results: Dict[str, Dict[str, List[dict]]] = {v.name: {} for v in VARIANTS}
+	memory: Dict[str, List[Dict[str, int]]] = {v.name: [] for v in VARIANTS}
+	t0 = time.time()
+	for run in range(1, args.runs + 1):
+		# Alternate: a slow spell of the host hits all variants alike.
+		for v in VARIANTS:
+			samples, mem = one_boot(ctx, v, built[v.config][0], initrds[v.config],
+						run, args.smp, args.timeout)
+			for w, s in samples.items():
+				results[v.name].setdefault(w, []).append(s)
+			memory[v.name].append(mem)
+	a = analyse(results, memory)
+	a.update({'runs': args.runs, 'smp': args.smp, 'date': time.strftime(
+		'%Y-%m-%d %H:%M UTC', time.gmtime()), 'host_cpus': os.cpu_count(),
+		  'load_average': os.getloadavg(), 'minutes': (time.time() - t0) / 60,
+		  'base': tree.base_description(ctx.tree),
+		  'stress': {name: args_ for name, _, args_ in STRESS}})
+	out_dir = os.path.join(ctx.build_dir, 'bench')
+	json_path = os.path.join(out_dir, 'bench.json')
+	with open(json_path, 'w') as f:
+		json.dump(a, f, indent=1, sort_keys=True)
+		f.write('\n')
+	png = os.path.join(out_dir, 'bench.png')
+	chart(a, png)
+	print('\n'.join(table(a)))
+	print(f'bench: {json_path}, {png}')
+	return 0
+
+
+def register(sub, common) -> None:
+	"""Adds the bench subcommand to the argparse subparsers."""
+	p = sub.add_parser('bench', parents=[common],
+			   help='measure the cost of kmemcheck (long: many boots)')
+	p.add_argument('--runs', type=int, default=DEFAULT_RUNS,
+		       help='boots of each variant (default: %(default)s)')
+	p.add_argument('--smp', type=int, default=1, help='guest CPUs (default: 1)')
+	p.add_argument('--timeout', type=float, default=BOOT_TIMEOUT,
+		       help='seconds per boot (default: %(default)s)')
