@@ -71,6 +71,7 @@ STRESS_RE = re.compile(r'kmemcheck-bench: stress (\S+) rc=(\d+) start=(\d+) end=
 MICRO_RE = re.compile(r'kmemcheck_bench: (\w+) ops=(\d+) ns=(\d+)')
 INIT_RE = re.compile(r'\[\s*(\d+\.\d+)\] Run /init as init process')
 MEM_RE = re.compile(r'kmemcheck-bench: meminfo (\w+): (\d+) kB')
+CPUS_RE = re.compile(r'kmemcheck-bench: cpus online=(\S+)')
 NO_STRESS = 'kmemcheck-bench: no stress-ng'
 STAT_FAULTS, STAT_STEPS = 'page faults', 'single-steps'
 STAT_PAGES, STAT_SHADOW = 'tracked pages', 'shadow bytes'
@@ -89,9 +90,11 @@ stats() {{
 	while read -r line; do echo "kmemcheck-bench: stats $1 $line"; done < $S
 }}
 stats boot
-grep -E '^(MemTotal|MemFree):' /proc/meminfo | while read -r k v u; do
+grep -E '^(MemTotal|MemFree|DirectMap[0-9]+[kM]):' /proc/meminfo |
+while read -r k v u; do
 	echo "kmemcheck-bench: meminfo $k $v kB"
 done
+echo "kmemcheck-bench: cpus online=$(cat /sys/devices/system/cpu/online)"
 insmod /{MODULE} || echo "kmemcheck-bench: insmod failed"
 for w in {micro}; do
 	stats before-micro/$w
@@ -223,6 +226,8 @@ def parse_boot(lines: Sequence[str]) -> Tuple[Dict[str, dict], Dict[str, int]]:
 		  'shadow_bytes': end.get(STAT_SHADOW, 0)}
 	for m in MEM_RE.finditer(text):
 		memory[m.group(1)] = int(m.group(2)) * 1024
+	m = CPUS_RE.search(text)
+	memory['cpus_online'] = m.group(1) if m else '?'
 	return samples, memory
 
 
@@ -253,8 +258,13 @@ def analyse(results: Dict[str, Dict[str, List[dict]]],
 			continue
 		med = {v: s['median'] for v, s in per.items()}
 		traps = {v: s['traps_per_op'] for v, s in per.items()}
+		ops = results[KC1][w][0]['ops'] if results.get(KC1, {}).get(w) else 0
+		extra = (med.get(KC1, 0) - med.get(KC0, 0)) if KC1 in med and KC0 in med else None
+		trap_us = (extra / (traps[KC1] * ops) * 1e6
+			   if extra is not None and ops and traps[KC1] else None)
 		out['workloads'][w] = {
 			'variants': per,
+			'us_per_trap': trap_us,
 			'kmemcheck0_over_off': _ratio(med.get(KC0), med.get(OFF)),
 			'kmemcheck1_over_kmemcheck0': _ratio(med.get(KC1), med.get(KC0)),
 			'traps_fastpath0_over_fastpath1': _ratio(traps.get(NOFAST), traps.get(KC1)),
@@ -267,6 +277,10 @@ def analyse(results: Dict[str, Dict[str, List[dict]]],
 			'shadow_per_tracked_byte': shadow / (pages * 4096) if pages else 0.0,
 			'mem_total': statistics.median(m.get('MemTotal', 0) for m in mems),
 			'mem_free_at_init': statistics.median(m.get('MemFree', 0) for m in mems),
+			'direct_map_large': max(m.get('DirectMap4M', 0) + m.get('DirectMap2M', 0)
+						for m in mems),
+			'direct_map_4k': max(m.get('DirectMap4k', 0) for m in mems),
+			'cpus_online': sorted({m['cpus_online'] for m in mems}),
 		}
 	out['targets'] = targets(out)
 	return out
@@ -322,12 +336,15 @@ def table(a: dict) -> List[str]:
 		lines.append(f'{"":15} ratios: kmemcheck=0/off {_fmt_ratio(d["kmemcheck0_over_off"])}'
 			     f'  kmemcheck=1/kmemcheck=0 {_fmt_ratio(d["kmemcheck1_over_kmemcheck0"])}'
 			     f'  traps fastpath=0/fastpath=1 '
-			     f'{_fmt_ratio(d["traps_fastpath0_over_fastpath1"])}')
+			     f'{_fmt_ratio(d["traps_fastpath0_over_fastpath1"])}'
+			     f'  us/trap {_fmt_ratio(d["us_per_trap"])}')
 	for v, m in a['memory'].items():
 		lines.append(f'memory {v:12} tracked pages {m["tracked_pages"]:7d}  '
 			     f'shadow bytes {m["shadow_bytes"]:10d}  per tracked byte '
 			     f'{m["shadow_per_tracked_byte"]:.2f}  MemFree at init '
-			     f'{m["mem_free_at_init"] / 1024:.0f} KiB of {m["mem_total"] / 1024:.0f}')
+			     f'{m["mem_free_at_init"] / 1024:.0f} KiB of {m["mem_total"] / 1024:.0f}  '
+			     f'direct map 4K {m["direct_map_4k"] // 1024} KiB, large '
+			     f'{m["direct_map_large"] // 1024} KiB  CPUs {",".join(m["cpus_online"])}')
 	for name, t in a['targets'].items():
 		val = t['value']
 		shown = f'{val:.3f}' if isinstance(val, float) else str(val)
@@ -355,7 +372,7 @@ def chart(a: dict, png: str) -> None:
 	variants = [v.name for v in VARIANTS]
 	data = png[:-len('.png')] + '.dat'
 	with open(data, 'w') as f:
-		f.write('workload ' + ' '.join(f'"{v}" lo hi' for v in variants) + '\n')
+		f.write('# workload ' + ' '.join(f'{v} lo hi' for v in variants) + '\n')
 		for w, d in a['workloads'].items():
 			per = d['variants']
 			base = per.get(OFF, {}).get('median')
@@ -371,7 +388,7 @@ def chart(a: dict, png: str) -> None:
 		f"'{data}' using {2 + 3 * i}:{3 + 3 * i}:{4 + 3 * i}"
 		f"{':xtic(1)' if i == 0 else ''} title '{v}'"
 		for i, v in enumerate(variants))
-	script = f'''set terminal pngcairo size 1100,520 font ",10"
+	script = f'''set terminal pngcairo size 1100,520 font ",10" noenhanced
 set output '{png}'
 set title "kmemcheck cost: median time relative to CONFIG_KMEMCHECK=n (bars: min-max)"
 set style data histogram
