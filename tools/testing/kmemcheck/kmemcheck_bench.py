@@ -66,7 +66,7 @@ WORKLOADS = ('boot',) + tuple(f'micro/{w}' for w in MICRO) + \
 # Guest output: "kmemcheck-bench: ..." lines from the script, and the
 # module's own kernel messages.
 STATS_RE = re.compile(r'kmemcheck-bench: stats (\S+) ([a-z -]+): (-?\d+)')
-STRESS_RE = re.compile(r'kmemcheck-bench: stress (\S+) rc=(\w+) start=(\d+) end=(\d+)')
+STRESS_RE = re.compile(r'kmemcheck-bench: stress (\S+) rc=(\w+) ops=(\d+) start=(\d+) end=(\d+)')
 MICRO_RE = re.compile(r'kmemcheck_bench: (\w+) ops=(\d+) ns=(\d+)')
 INIT_RE = re.compile(r'\[\s*(\d+\.\d+)\] Run /init as init process')
 MEM_RE = re.compile(r'kmemcheck-bench: meminfo (\w+): (\d+) kB')
@@ -80,13 +80,16 @@ STAT_PAGES, STAT_SHADOW = 'tracked pages', 'shadow bytes'
 
 def guest_script() -> str:
 	"""The scenario every boot runs."""
-	stress = ''.join(f'\trun_stress {name} {args}\n' for name, _, args in STRESS)
+	stress = ''.join(f'\trun_stress {name} {ops} {args}\n' for name, ops, args in STRESS)
 	micro = ' '.join(MICRO)
 	return f'''B=/sys/kernel/debug/kmemcheck_bench
 S=/sys/kernel/debug/kmemcheck/stats
+# Snapshot with one read: printing line by line in between would add
+# thousands of traps of its own to every workload.
+mkdir -p /tmp/stats/before-micro /tmp/stats/after-micro \
+	/tmp/stats/before-stress /tmp/stats/after-stress
 stats() {{
-	[ -r $S ] || return 0
-	while read -r line; do echo "kmemcheck-bench: stats $1 $line"; done < $S
+	[ -r $S ] && cat $S > /tmp/stats/$1
 }}
 stats boot
 grep -E '^(MemTotal|MemFree|DirectMap[0-9]+[kM]):' /proc/meminfo |
@@ -102,7 +105,8 @@ for w in {micro}; do
 done
 run_stress() {{
 	name=$1
-	shift
+	ops=$2
+	shift 2
 	stats before-stress/$name
 	t0=$(cat $B)
 	stress-ng "$@" > /tmp/stress-$name.log 2>&1
@@ -111,7 +115,7 @@ run_stress() {{
 	# A stressor the kernel cannot run (no sockets...) is skipped, rc 0.
 	grep -qE 'skipped: [1-9]' /tmp/stress-$name.log && rc=skipped
 	stats after-stress/$name
-	echo "kmemcheck-bench: stress $name rc=$rc start=$t0 end=$t1"
+	echo "kmemcheck-bench: stress $name rc=$rc ops=$ops start=$t0 end=$t1"
 	[ $rc = 0 ] || tail -5 /tmp/stress-$name.log
 }}
 if command -v stress-ng > /dev/null; then
@@ -120,6 +124,11 @@ if command -v stress-ng > /dev/null; then
 	echo "{NO_STRESS}"
 fi
 stats end
+for f in $(find /tmp/stats -type f); do
+	while read -r line; do
+		echo "kmemcheck-bench: stats ${{f#/tmp/stats/}} $line"
+	done < $f
+done
 '''
 
 
@@ -214,15 +223,14 @@ def parse_boot(lines: Sequence[str]) -> Tuple[Dict[str, dict], Dict[str, int]]:
 			samples[name] = _sample(int(m.group(3)) / 1e9, int(m.group(2)),
 						_delta(stats, name, STAT_FAULTS),
 						_delta(stats, name, STAT_STEPS))
-	ops = {name: n for name, n, _ in STRESS}
 	for m in STRESS_RE.finditer(text):
 		name = f'stress/{m.group(1)}'
 		if m.group(2) != '0':
 			print(f'bench: stress-ng {m.group(1)}: {m.group(2)}, no sample',
 			      flush=True)
 			continue
-		samples[name] = _sample((int(m.group(4)) - int(m.group(3))) / 1e9,
-					ops[m.group(1)], _delta(stats, name, STAT_FAULTS),
+		samples[name] = _sample((int(m.group(5)) - int(m.group(4))) / 1e9,
+					int(m.group(3)), _delta(stats, name, STAT_FAULTS),
 					_delta(stats, name, STAT_STEPS))
 	end = stats.get('end', {})
 	memory = {'tracked_pages': end.get(STAT_PAGES, 0),
@@ -355,6 +363,24 @@ def table(a: dict) -> List[str]:
 	return lines
 
 
+def markdown(a: dict) -> List[str]:
+	"""The figures as a Markdown table, for the README."""
+	variants = [v.name for v in VARIANTS]
+	lines = ['| workload | ' + ' | '.join(f'{v} median s [min-max]' for v in variants)
+		 + ' | kmemcheck=0/off | kmemcheck=1/kmemcheck=0 | traps/op fastpath=1 (=0) |',
+		 '| --- ' * (len(variants) + 4) + '|']
+	for w, d in a['workloads'].items():
+		per = d['variants']
+		cells = [f'{per[v]["median"]:.3f} [{per[v]["min"]:.3f}-{per[v]["max"]:.3f}]'
+			 if v in per else '-' for v in variants]
+		traps = (f'{per[KC1]["traps_per_op"]:.0f} ({per[NOFAST]["traps_per_op"]:.0f})'
+			 if KC1 in per and NOFAST in per else '-')
+		lines.append(f'| {w} | ' + ' | '.join(cells) +
+			     f' | {_fmt_ratio(d["kmemcheck0_over_off"]).strip()}'
+			     f' | {_fmt_ratio(d["kmemcheck1_over_kmemcheck0"]).strip()} | {traps} |')
+	return lines
+
+
 def _gnuplot() -> str:
 	"""gnuplot, installed (Debian gnuplot-nox) when missing and root."""
 	path = shutil.which('gnuplot')
@@ -398,7 +424,6 @@ set style data histogram
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.8 border -1
 set logscale y
-set yrange [0.5:*]
 set ylabel "time / time with CONFIG_KMEMCHECK=n (log)"
 set grid ytics
 set key top left
@@ -463,6 +488,8 @@ def one_boot(ctx, variant: Variant, kernel: str, initrd: str, run: int,
 
 
 def cmd_bench(ctx, args) -> int:
+	if args.runs < 1:
+		raise HarnessError('bench: --runs must be at least 1')
 	built = prepare(ctx, args)
 	initrds = {c: initramfs(ctx, c, ko) for c, (_, ko) in built.items()}
 	results: Dict[str, Dict[str, List[dict]]] = {v.name: {} for v in VARIANTS}
@@ -476,22 +503,31 @@ def cmd_bench(ctx, args) -> int:
 			for w, s in samples.items():
 				results[v.name].setdefault(w, []).append(s)
 			memory[v.name].append(mem)
+		# The figures so far survive an interrupted run.
+		a = write_results(ctx, results, memory, run, args.smp, t0)
+	print('\n'.join(table(a)))
+	print(f'bench: {os.path.join(ctx.build_dir, "bench")}/bench.json and bench.png')
+	return 0
+
+
+def write_results(ctx, results: Dict[str, Dict[str, List[dict]]],
+		  memory: Dict[str, List[Dict[str, int]]], runs: int, smp: int,
+		  t0: float) -> dict:
+	"""Analyses, and writes bench.json and bench.png; returns the analysis."""
 	a = analyse(results, memory)
-	a.update({'runs': args.runs, 'smp': args.smp, 'date': time.strftime(
+	a.update({'runs': runs, 'smp': smp, 'date': time.strftime(
 		'%Y-%m-%d %H:%M UTC', time.gmtime()), 'host_cpus': os.cpu_count(),
 		  'load_average': os.getloadavg(), 'minutes': (time.time() - t0) / 60,
 		  'base': tree.base_description(ctx.tree),
 		  'stress': {name: args_ for name, _, args_ in STRESS}})
 	out_dir = os.path.join(ctx.build_dir, 'bench')
-	json_path = os.path.join(out_dir, 'bench.json')
-	with open(json_path, 'w') as f:
+	with open(os.path.join(out_dir, 'bench.json'), 'w') as f:
 		json.dump(a, f, indent=1, sort_keys=True)
 		f.write('\n')
-	png = os.path.join(out_dir, 'bench.png')
-	chart(a, png)
-	print('\n'.join(table(a)))
-	print(f'bench: {json_path}, {png}')
-	return 0
+	chart(a, os.path.join(out_dir, 'bench.png'))
+	with open(os.path.join(out_dir, 'bench.md'), 'w') as f:
+		f.write('\n'.join(markdown(a)) + '\n')
+	return a
 
 
 def register(sub, common) -> None:
