@@ -11,8 +11,9 @@
  *
  * Reading the file gives ktime_get_ns(), a clock for timing user-space
  * workloads finer than /proc/uptime.  User space reads the kmemcheck
- * counters around each workload to divide the traps by the operations.  Every byte read was written first: a kmemcheck
- * report here would be a false positive.
+ * counters around each workload to divide the traps by the operations.
+ * Every byte read was written first: a kmemcheck report here would be a
+ * false positive.
  *
  * Copyright (C) 2026 The kmemcheck authors
  */
