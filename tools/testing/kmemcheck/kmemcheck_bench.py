@@ -106,6 +106,9 @@ while read -r k v u; do
 done
 echo "kmemcheck-bench: cpus online=$(cat /sys/devices/system/cpu/online)"
 insmod /{MODULE} || echo "kmemcheck-bench: insmod failed"
+# The traps of taking a snapshot (cat forks), to subtract from each.
+stats before-null
+stats after-null
 for w in {micro}; do
 	stats before-micro/$w
 	echo $w > $B
@@ -205,9 +208,14 @@ def _stats(lines: Sequence[str]) -> Dict[str, Dict[str, int]]:
 	return out
 
 
-def _delta(stats: Dict[str, Dict[str, int]], name: str, counter: str) -> int:
+def _raw_delta(stats: Dict[str, Dict[str, int]], name: str, counter: str) -> int:
 	before = stats.get(f'before-{name}', {}).get(counter, 0)
 	return stats.get(f'after-{name}', {}).get(counter, 0) - before
+
+
+def _delta(stats: Dict[str, Dict[str, int]], name: str, counter: str) -> int:
+	"""The counter's increase over a workload, less that of a snapshot."""
+	return max(0, _raw_delta(stats, name, counter) - _raw_delta(stats, 'null', counter))
 
 
 def _sample(seconds: float, ops: int, faults: int, steps: int) -> dict:
