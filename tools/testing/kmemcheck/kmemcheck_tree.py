@@ -48,7 +48,7 @@ MAINTAINERS_SECTION = 'KMEMCHECK'
 # name symbols the tree does not have (yet): those only warn.
 CONFIGS: Dict[str, Tuple[str, ...]] = {
 	'default': ('base', 'smp', 'kunit', 'ksuites', 'kmemcheck'),
-	'nokmemcheck': ('base', 'smp', 'kunit', 'nokmemcheck'),
+	'nokmemcheck': ('base', 'smp', 'kunit', 'ksuites', 'nokmemcheck'),
 	'up': ('base', 'kunit', 'kmemcheck'),
 }
 OPTIONAL_FRAGMENTS = ('kmemcheck', 'nokmemcheck')
