@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Guest side of the kmemcheck harness: the busybox initramfs and QEMU boots.
 
-The initramfs is busybox-static:i386 unpacked from its .deb plus an /init
+The initramfs is busybox-static:i386 (and whatever other i386 .debs the
+caller lists, e.g. stress-ng and its libraries) unpacked plus an /init
 script that mounts the usual file systems, prints USERSPACE_MARKER, runs a
 scenario script and powers the machine off.  boot() runs qemu-system-i386
 under a deadline, keeps the console in a log and reports how the boot ended.
@@ -11,6 +12,7 @@ import gzip
 import os
 import re
 import selectors
+import shutil
 import signal
 import stat
 import subprocess
@@ -18,7 +20,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import List, Optional, TextIO
+from typing import List, Optional, Sequence, TextIO
 
 USERSPACE_MARKER = 'kmemcheck-harness: userspace up'
 DONE_MARKER = 'kmemcheck-harness: scenario done'
@@ -98,17 +100,33 @@ class CpioWriter:
 		self.add('TRAILER!!!', 0)
 
 
-def build_initramfs(debs: List[str], scenario: str, out_path: str) -> str:
-	"""Writes <out_path> (gzip'd cpio) with busybox, /init and /scenario.sh."""
+# Parts of the packages no program of ours reads: documentation, locales,
+# X11 data and iconv modules.  Left out, they would only make the
+# initramfs bigger and its unpacking at boot (tracked pages) slower.
+INITRAMFS_PRUNE = ('usr/share', 'usr/lib/i386-linux-gnu/gconv')
+
+
+def build_initramfs(debs: List[str], scenario: str, out_path: str,
+		    compress: bool = True) -> str:
+	"""Writes <out_path> (a cpio, gzip'd if @compress) with the .debs
+	unpacked (busybox first), /init and /scenario.sh.
+
+	Large userlands want compress=False: with kmemcheck=1, the kernel's
+	inflate writes its output a byte at a time into a tracked buffer, one
+	page fault per byte, which makes unpacking some 20 MB take minutes.
+	"""
 	with tempfile.TemporaryDirectory(prefix='kmemcheck-initramfs-') as root:
 		for deb in debs:
 			subprocess.run(['dpkg-deb', '-x', deb, root], check=True)
+		for path in INITRAMFS_PRUNE:
+			shutil.rmtree(os.path.join(root, path), ignore_errors=True)
 		if not os.path.exists(os.path.join(root, 'bin/busybox')):
 			raise RuntimeError('busybox-static .deb has no /bin/busybox')
 		os.makedirs(os.path.dirname(out_path), exist_ok=True)
 		tmp = out_path + '.tmp'
-		with gzip.open(tmp, 'wb', compresslevel=6) as gz:
-			cpio = CpioWriter(gz)
+		with (gzip.open(tmp, 'wb', compresslevel=6) if compress
+		      else open(tmp, 'wb')) as out:
+			cpio = CpioWriter(out)
 			cpio.add_tree(root)
 			for d in ('dev', 'proc', 'sys', 'tmp', 'sbin', 'usr', 'usr/bin',
 				  'usr/sbin', 'root', 'etc'):
@@ -153,7 +171,7 @@ class BootResult:
 
 
 def qemu_cmd(kernel: str, initrd: str, cmdline: str, smp: int,
-	     interactive: bool = False) -> List[str]:
+	     interactive: bool = False, extra_args: Sequence[str] = ()) -> List[str]:
 	cmd = ['qemu-system-i386', '-m', '256', '-nographic', '-no-reboot',
 	       '-nic', 'none', '-smp', str(smp),
 	       '-kernel', kernel, '-initrd', initrd,
@@ -164,15 +182,17 @@ def qemu_cmd(kernel: str, initrd: str, cmdline: str, smp: int,
 			['-monitor', 'none', '-serial', 'stdio']
 		cmd.remove('-nographic')
 		cmd[1:1] = ['-display', 'none']
-	return cmd
+	return cmd + list(extra_args)
 
 
 def boot(kernel: str, initrd: str, cmdline: str, smp: int, timeout: float,
-	 log_path: str, echo: Optional[TextIO] = None) -> BootResult:
-	"""Boots and waits for QEMU to exit, a panic, or the deadline."""
+	 log_path: str, echo: Optional[TextIO] = None,
+	 extra_args: Sequence[str] = ()) -> BootResult:
+	"""Boots and waits for QEMU to exit, a panic, or the deadline;
+	@extra_args go to QEMU's command line."""
 	res = BootResult(log_path=log_path)
 	os.makedirs(os.path.dirname(log_path), exist_ok=True)
-	cmd = qemu_cmd(kernel, initrd, cmdline, smp)
+	cmd = qemu_cmd(kernel, initrd, cmdline, smp, extra_args=extra_args)
 	t0 = time.time()
 	proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
 				stderr=subprocess.STDOUT, start_new_session=True)

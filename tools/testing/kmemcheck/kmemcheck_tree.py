@@ -76,6 +76,9 @@ HOST_DEPS = (
 	('/usr/lib/python3/dist-packages/yaml', 'python3-yaml'),
 )
 GUEST_DEBS = ('busybox-static',)
+# The stress userland: these i386 packages and everything they Depend on
+# (recursively), fetched into build/debs-stress by stress_debs().
+STRESS_PACKAGES = ('stress-ng',)
 
 # Untracked files of the prepared tree that are not ours to refresh.
 UNTRACKED_IGNORE = ('-x', '__pycache__', '-x', '*.pyc', '-x', '.*.swp', '-x', '*~')
@@ -152,6 +155,77 @@ def _download_guest_debs(build_dir: str, missing: List[str]) -> None:
 	run(['apt-get', *opts, 'download', *missing], cwd=debs_dir)
 
 
+def _apt_state(build_dir: str) -> None:
+	state = os.path.join(build_dir, 'apt-i386')
+	for sub in ('lists/partial', 'cache/archives/partial'):
+		os.makedirs(os.path.join(state, sub), exist_ok=True)
+
+
+def _depends_closure(build_dir: str, packages: Sequence[str]) -> List[str]:
+	"""The packages and their Depends/Pre-Depends, recursively (i386)."""
+	cmd = ['apt-cache', *guest_apt_options(build_dir), 'depends', '--recurse',
+	       '--no-recommends', '--no-suggests', '--no-conflicts', '--no-breaks',
+	       '--no-replaces', '--no-enhances', *packages]
+	proc = run(cmd, check=False)
+	if proc.returncode:
+		# The private lists may not exist yet (or be stale): fetch them.
+		_apt_state(build_dir)
+		run(['apt-get', *guest_apt_options(build_dir), 'update'])
+		proc = run(cmd)
+	# Top-level lines name packages; "<virtual>" ones are provided by a
+	# real package that is listed too.
+	names = {line.strip() for line in proc.stdout.splitlines()
+		 if line and not line[0].isspace() and not line.startswith('<')}
+	return sorted(n.split(':')[0] for n in names)
+
+
+def _deb_in(directory: str, pkg: str) -> Optional[str]:
+	for name in sorted(os.listdir(directory)):
+		if name.startswith(pkg + '_') and \
+		   (name.endswith('_i386.deb') or name.endswith('_all.deb')):
+			return os.path.join(directory, name)
+	return None
+
+
+def stress_debs(build_dir: str) -> List[str]:
+	"""The .debs of the stress userland, downloading what is missing.
+
+	Returns busybox-static's .deb followed by those of STRESS_PACKAGES and
+	the shared libraries they need, so that
+	kmemcheck_qemu.build_initramfs(stress_debs(d), script, out) gives an
+	initramfs where /usr/bin/stress-ng runs.  The resolved list is kept in
+	build/debs-stress/closure, so later calls ask apt nothing.
+	"""
+	directory = os.path.join(build_dir, 'debs-stress')
+	os.makedirs(directory, exist_ok=True)
+	manifest = os.path.join(directory, 'closure')
+	want = ' '.join(STRESS_PACKAGES)
+	names: List[str] = []
+	if os.path.exists(manifest):
+		with open(manifest) as f:
+			head, *names = f.read().split('\n')
+		if head != want:
+			names = []
+	names = [n for n in names if n]
+	if not names:
+		names = _depends_closure(build_dir, STRESS_PACKAGES)
+	missing = [n for n in names if not _deb_in(directory, n)]
+	if missing:
+		_apt_state(build_dir)
+		log(f'deps: downloading {len(missing)} i386 packages for stress-ng '
+		    f'into {directory}')
+		run(['apt-get', *guest_apt_options(build_dir), 'download', *missing],
+		    cwd=directory)
+	debs = [_deb_in(directory, n) for n in names]
+	lost = [n for n, d in zip(names, debs) if not d]
+	if lost:
+		raise HarnessError(f'could not download {" ".join(lost)}:i386 into {directory}')
+	with open(manifest, 'w') as f:
+		f.write('\n'.join([want, *names]) + '\n')
+	busybox = [d for d in guest_debs(build_dir).values() if d]
+	return busybox + [d for d in debs if d]
+
+
 def check_deps(build_dir: str, install: bool = True) -> None:
 	"""Checks host packages and the i386 guest userland; installs as root."""
 	missing = sorted({pkg for probe, pkg in HOST_DEPS if not _have(probe)})
@@ -171,6 +245,7 @@ def check_deps(build_dir: str, install: bool = True) -> None:
 		if still:
 			raise HarnessError(f'could not download {" ".join(still)}:i386 '
 					   f'into {build_dir}/debs')
+	stress_debs(build_dir)
 
 
 def lock_build_dir(build_dir: str):
