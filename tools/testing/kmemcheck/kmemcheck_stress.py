@@ -15,7 +15,7 @@ import re
 import socket
 import threading
 import time
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, TextIO, Tuple
 
 import kmemcheck_qemu as qemu
 
@@ -178,7 +178,9 @@ def scenario(duration: int, shadow_range: Tuple[int, int]) -> str:
 
 
 class NmiInjector(threading.Thread):
-	"""Sends "nmi" to QEMU's human monitor on a Unix socket, periodically."""
+	"""Sends "nmi" to QEMU's human monitor on a Unix socket, periodically,
+	from the moment user space is up: an NMI before the kernel has set up
+	its IDT would triple-fault the guest."""
 
 	def __init__(self, path: str, interval: float = NMI_INTERVAL) -> None:
 		super().__init__(daemon=True)
@@ -186,6 +188,7 @@ class NmiInjector(threading.Thread):
 		self.interval = interval
 		self.sent = 0
 		self.stop = threading.Event()
+		self.start_event = threading.Event()
 
 	def _connect(self) -> Optional[socket.socket]:
 		while not self.stop.is_set():
@@ -200,6 +203,9 @@ class NmiInjector(threading.Thread):
 		return None
 
 	def run(self) -> None:
+		while not self.start_event.wait(0.2):
+			if self.stop.is_set():
+				return
 		sock = self._connect()
 		if sock is None:
 			return
@@ -219,8 +225,26 @@ class NmiInjector(threading.Thread):
 				self.sent += 1
 
 
+class _Console:
+	"""The console as qemu.boot() echoes it: starts the NMIs at user space."""
+
+	def __init__(self, nmi: NmiInjector, echo: Optional[TextIO]) -> None:
+		self.nmi = nmi
+		self.echo = echo
+
+	def write(self, text: str) -> None:
+		if qemu.USERSPACE_MARKER in text:
+			self.nmi.start_event.set()
+		if self.echo is not None:
+			self.echo.write(text)
+
+	def flush(self) -> None:
+		if self.echo is not None:
+			self.echo.flush()
+
+
 def boot(kernel: str, initrd: str, cmdline: str, timeout: float, log_path: str,
-	 echo=None) -> Tuple[qemu.BootResult, int]:
+	 echo: Optional[TextIO] = None) -> Tuple[qemu.BootResult, int]:
 	"""Boots the stress initramfs with NMIs injected; (result, NMIs sent)."""
 	sock_path = log_path + '.monitor'
 	if os.path.exists(sock_path):
@@ -228,7 +252,8 @@ def boot(kernel: str, initrd: str, cmdline: str, timeout: float, log_path: str,
 	nmi = NmiInjector(sock_path)
 	nmi.start()
 	try:
-		res = qemu.boot(kernel, initrd, cmdline, 1, timeout, log_path, echo=echo,
+		res = qemu.boot(kernel, initrd, cmdline, 1, timeout, log_path,
+				echo=_Console(nmi, echo),  # type: ignore[arg-type]
 				extra_args=['-monitor', f'unix:{sock_path},server=on,wait=off'])
 	finally:
 		nmi.stop.set()
