@@ -42,7 +42,7 @@ STRESSORS: Tuple[Tuple[str, str], ...] = (
 	('str', ''),
 	('sock', '--sock-domain ipv4'),
 	('udp', ''),
-	('sock', '--sock-domain unix'),
+	('sockfd', ''),
 	('sockpair', ''),
 	('epoll', ''),
 	('eventfd', ''),
@@ -145,6 +145,7 @@ def scenario(duration: int, shadow_range: Tuple[int, int]) -> str:
 	script = [
 		f'mount -t tracefs tracefs {tracing}\n',
 		'ip link set lo up\n',
+		'mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm\n',
 		'cd /tmp\n',
 		'failed=0\n',
 		SHOW_NMI,
@@ -160,11 +161,11 @@ def scenario(duration: int, shadow_range: Tuple[int, int]) -> str:
 		if name == TOGGLE_DURING:
 			script.append('wait $toggler\n')
 		if name in FTRACE_DURING:
+			# Before the tracer changes, which empties the buffer.
 			script.append(
-				f'echo nop > {tracing}/current_tracer\n'
 				f'echo "{MARK} ftrace $(grep -E \'^(entries|overrun):\' '
-				f'{tracing}/per_cpu/cpu0/stats | tr -d \'\\n\')"\n'
-				f'echo > {tracing}/trace\n')
+				f'{tracing}/per_cpu/cpu0/stats | tr \'\\n\' \' \')"\n'
+				f'echo nop > {tracing}/current_tracer\n')
 	script += [
 		'echo 0 > /sys/kernel/debug/fail_page_alloc/probability\n',
 		SHOW_NMI,
