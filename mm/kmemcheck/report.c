@@ -252,14 +252,13 @@ static unsigned long kmemcheck_site_of(const unsigned long *entries,
 
 static void kmemcheck_fill_object(struct kmemcheck_record *r)
 {
-	struct page *page = virt_to_page((void *)r->bad);
+	/* Not page_slab(virt_to_page()): the byte may be in a tail page. */
+	struct slab *slab = virt_to_slab((void *)r->bad);
 	struct kmem_cache *s;
-	struct slab *slab;
 	void *object;
 
-	if (!PageSlab(page))
+	if (!slab)
 		return;
-	slab = page_slab(page);
 	s = slab->slab_cache;
 	object = nearest_obj(s, slab, (void *)r->bad);
 	/* kmem_cache is not tracked: reading it here cannot fault. */

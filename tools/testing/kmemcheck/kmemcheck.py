@@ -10,6 +10,7 @@
   kmemcheck.py test      host tests, KUnit and boot scenarios
   kmemcheck.py export    the subsystem as a git format-patch series
   kmemcheck.py bench     cost of kmemcheck off and on (many boots)
+  kmemcheck.py stress    stress-ng under kmemcheck, machinery stressed
 
 Everything lives under --build-dir (default <repo>/build).
 """
@@ -33,6 +34,7 @@ import kmemcheck_bench as bench  # noqa: E402
 import kmemcheck_qemu as qemu  # noqa: E402
 import kmemcheck_ksuites as ksuites  # noqa: E402
 import kmemcheck_lint as lint  # noqa: E402
+import kmemcheck_stress as stress  # noqa: E402
 import kmemcheck_tree as tree  # noqa: E402
 from kmemcheck_tree import HarnessError, REPO  # noqa: E402
 
@@ -534,6 +536,60 @@ def test_boots(ctx: Context, rep: Reporter) -> None:
 					  time.time() - t0))
 
 
+def stress_boot(ctx: Context, name: str, duration: int, mode: int,
+		echo: Optional[io.TextIOBase] = None) -> Tuple[qemu.BootResult, Optional[str]]:
+	"""One boot of the stress scenario; (result, why it failed or None)."""
+	script = stress.scenario(duration, stress.shadow_alloc_range(
+		os.path.join(ctx.obj, 'System.map')))
+	t = BootTest(name, f'kmemcheck={mode}', 1, script, must=stress.MUST,
+		     must_not=stress.MUST_NOT, timeout=stress.boot_timeout(duration))
+	initrd = qemu.build_initramfs(
+		tree.stress_debs(ctx.build_dir), script,
+		os.path.join(ctx.build_dir, 'initramfs', f'{name}.cpio'), compress=False)
+	res, nmis = stress.boot(ctx.kernel, initrd, f'kunit.enable=0 {t.cmdline}',
+				t.timeout, os.path.join(ctx.logs, f'{name}.log'), echo=echo)
+	for line in stress.summary(res, nmis):
+		print(f'{name}: {line}', flush=True)
+	return res, check_boot(t, res) or stress.check(res, mode)
+
+
+# kmemcheck= of the stress boots in `test`.  kmemcheck=1 still meets report
+# sites nobody has triaged yet (bitfield stores in the network stack,
+# cmpxchg8b of fresh memory: issue 4), and takes over 10 minutes: it runs
+# with `kmemcheck.py stress` until it is clean and fast enough for CI.
+STRESS_TEST_MODES = (0,)
+
+
+def test_stress(ctx: Context, rep: Reporter) -> None:
+	for mode in STRESS_TEST_MODES:
+		name = f'stress/kmemcheck-{mode}'
+		if not rep.wants(name):
+			continue
+		res, why = stress_boot(ctx, f'stress-{mode}', stress.DEFAULT_DURATION, mode)
+		print_report_summary(res.lines)
+		rep.report(Result(name, not why, f'{why} (log: {res.log_path})' if why else '',
+				  res.seconds), tail=res.tail() if why else '')
+
+
+def cmd_stress(ctx: Context, args: argparse.Namespace) -> int:
+	prepare_and_build(ctx)
+	failed = 0
+	for boot in range(1, args.boots + 1):
+		name = f'stress-{args.mode}-boot{boot}'
+		print(f'stress: boot {boot}/{args.boots}, kmemcheck={args.mode}, '
+		      f'{len(stress.STRESSORS)} stressors x {args.duration} s', flush=True)
+		res, why = stress_boot(ctx, name, args.duration, args.mode)
+		print_report_summary(res.lines)
+		if why:
+			failed += 1
+			print('--- console tail ---\n' + res.tail(), file=sys.stderr)
+			print(f'stress: boot {boot} FAILED: {why} (console log: {res.log_path})')
+		else:
+			print(f'stress: boot {boot} passed (console log: {res.log_path})')
+	print(f'stress: {args.boots - failed} of {args.boots} boots passed')
+	return 1 if failed else 0
+
+
 LINT_CHECKS = (
 	('lint/checkpatch', lambda c: lint.checkpatch(c.tree)),
 	('lint/kernel-doc', lambda c: lint.kernel_doc(c.tree)),
@@ -620,6 +676,7 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 		test_kunit(ctx, rep)
 		test_ksuites(ctx, rep)
 		test_boots(ctx, rep)
+		test_stress(ctx, rep)
 	print(f'{rep.passed} passed, {rep.failed} failed')
 	return 1 if rep.failed else 0
 
@@ -674,6 +731,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	p.add_argument('--out', default=None,
 		       help='directory for the patches (default: <build-dir>/export)')
 	bench.register(sub, common)
+	p = sub.add_parser('stress', parents=[common],
+			   help='stress-ng under kmemcheck, NMIs, ftrace, fault injection')
+	p.add_argument('--duration', type=int, default=10,
+		       help='seconds per stressor (default: %(default)s)')
+	p.add_argument('--boots', type=int, default=1,
+		       help='consecutive boots (default: %(default)s)')
+	p.add_argument('--mode', type=int, choices=(0, 1), default=1,
+		       help='kmemcheck= of the boots (default: %(default)s)')
+	p.add_argument('--config', choices=configs, default='default')
 	return parser.parse_args(argv)
 
 
@@ -682,6 +748,7 @@ COMMANDS = {
 	'build': cmd_build, 'run': cmd_run, 'lint': cmd_lint, 'test': cmd_test,
 	'export': cmd_export,
 	'bench': bench.cmd_bench,
+	'stress': cmd_stress,
 }
 
 

@@ -47,9 +47,9 @@ MAINTAINERS_SECTION = 'KMEMCHECK'
 # "make ARCH=i386 tinyconfig".  Fragments listed in OPTIONAL_FRAGMENTS may
 # name symbols the tree does not have (yet): those only warn.
 CONFIGS: Dict[str, Tuple[str, ...]] = {
-	'default': ('base', 'smp', 'kunit', 'ksuites', 'kmemcheck'),
-	'nokmemcheck': ('base', 'smp', 'kunit', 'ksuites', 'nokmemcheck'),
-	'up': ('base', 'kunit', 'kmemcheck'),
+	'default': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'kmemcheck'),
+	'nokmemcheck': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'nokmemcheck'),
+	'up': ('base', 'kunit', 'stress', 'kmemcheck'),
 }
 OPTIONAL_FRAGMENTS = ('kmemcheck', 'nokmemcheck')
 
