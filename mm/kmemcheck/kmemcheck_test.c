@@ -645,6 +645,22 @@ static void test_uninit_read_8_cmpxchg8b(struct kunit *test)
 	expect_shadow(test, &p[1], 8, KMEMCHECK_SHADOW_INITIALIZED);
 }
 
+/*
+ * atomic64_set() may be a CMPXCHG8B loop too (i386), whose compare only
+ * fetches the value to replace: a store, unlike cmpxchg64() above.
+ */
+static void test_init_atomic64_set(struct kunit *test)
+{
+	atomic64_t *v = test_alloc(test, 16, GFP_KERNEL);
+
+	atomic64_set(&v[1], 1);
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, &v[0], 8, KMEMCHECK_SHADOW_UNINITIALIZED);
+	expect_shadow(test, &v[1], 8, KMEMCHECK_SHADOW_INITIALIZED);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&v[1]), 1);
+	EXPECT_NO_REPORT(test);
+}
+
 static void test_init_read_sizes(struct kunit *test)
 {
 	u64 *p = test_alloc(test, 16, GFP_KERNEL);
@@ -1451,6 +1467,7 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uninit_read_u32),
 	KUNIT_CASE(test_uninit_read_u64),
 	KUNIT_CASE(test_uninit_read_8_cmpxchg8b),
+	KUNIT_CASE(test_init_atomic64_set),
 	KUNIT_CASE(test_init_read_sizes),
 	KUNIT_CASE(test_uninit_partial),
 	KUNIT_CASE(test_init_partial),

@@ -15,6 +15,7 @@
  * Copyright (C) 2026 The kmemcheck authors
  */
 
+#include <linux/atomic.h>
 #include <linux/kmemcheck.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
@@ -146,11 +147,24 @@ static bool kmemcheck_our_fault(struct pt_regs *regs, unsigned long error_code,
 	return kmemcheck_arch_page_hidden(address);
 }
 
+/*
+ * atomic64_set() on i386 is a CMPXCHG8B loop, atomic64_set_cx8(): its
+ * compare only fetches the old value to be replaced, and the loop ends
+ * by storing the new one whatever the old bytes were.  It is a store,
+ * often the first to a new object; the decoder, which sees an ordinary
+ * CMPXCHG8B, calls it a read-modify-write.
+ */
+static bool kmemcheck_insn_is_store(const struct pt_regs *regs)
+{
+	return regs->ip == (unsigned long)atomic64_set_cx8;
+}
+
 /* Check or record every access of the instruction. */
 static void kmemcheck_check_insn(struct pt_regs *regs,
 				 const struct kmemcheck_insn *insn)
 {
 	const struct kmemcheck_access *a = insn->access;
+	bool store = kmemcheck_insn_is_store(regs);
 	unsigned int i;
 
 	if (insn->flags & KMEMCHECK_INSN_COPY) {
@@ -159,7 +173,7 @@ static void kmemcheck_check_insn(struct pt_regs *regs,
 	}
 	for (i = 0; i < insn->nr; i++)
 		kmemcheck_access(regs, a[i].addr, a[i].size,
-				 a[i].kind & KMEMCHECK_ACCESS_READ,
+				 !store && (a[i].kind & KMEMCHECK_ACCESS_READ),
 				 a[i].kind & KMEMCHECK_ACCESS_WRITE);
 }
 
