@@ -38,6 +38,7 @@ static int stats_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "shadow bytes: %ld\n",
 		   atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_TRACKED_PAGES]) *
 		   (long)PAGE_SIZE);
+	kmemcheck_report_counts_show(seq);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

@@ -97,6 +97,7 @@ void kmemcheck_report_copy(enum kmemcheck_bug_type type,
 void kmemcheck_report_flush(void);
 void kmemcheck_kunit_expect_reports(bool expect);
 struct seq_file;
+void kmemcheck_report_counts_show(struct seq_file *seq);
 void kmemcheck_sites_show(struct seq_file *seq);
 
 /* demo.c: a deliberate bug on request, to see kmemcheck at work. */

@@ -61,6 +61,9 @@ static const char *const kmemcheck_bug_names[KMEMCHECK_BUG_TYPES] = {
 	[KMEMCHECK_BUG_INFOLEAK]	= "kernel-infoleak",
 };
 
+/* Reports printed, by type, for debugfs. */
+static atomic_long_t kmemcheck_reports_by_type[KMEMCHECK_BUG_TYPES];
+
 static const char *const kmemcheck_state_names[] = {
 	[KMEMCHECK_SHADOW_UNALLOCATED]		= "unallocated",
 	[KMEMCHECK_SHADOW_UNINITIALIZED]	= "uninitialized",
@@ -609,6 +612,7 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 	add_taint(TAINT_BAD_PAGE, LOCKDEP_STILL_OK);
 	lockdep_on();
 	kmemcheck_count(KMEMCHECK_COUNTER_REPORTS);
+	atomic_long_inc(&kmemcheck_reports_by_type[r->type]);
 	check_panic_on_warn("KMEMCHECK");
 	if (READ_ONCE(kmemcheck_fault_panic))
 		panic("kmemcheck.fault=panic set ...\n");
@@ -685,6 +689,19 @@ void kmemcheck_unknown_insn(struct pt_regs *regs)
 	kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
 	if (!cmpxchg(&kmemcheck_unknown_ip, 0, regs->ip))
 		irq_work_queue(&kmemcheck_irq_work);
+}
+
+/**
+ * kmemcheck_report_counts_show() - print the number of reports by type
+ * @seq:	where to print
+ */
+void kmemcheck_report_counts_show(struct seq_file *seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < KMEMCHECK_BUG_TYPES; i++)
+		seq_printf(seq, "reports %s: %ld\n", kmemcheck_bug_names[i],
+			   atomic_long_read(&kmemcheck_reports_by_type[i]));
 }
 
 /**
