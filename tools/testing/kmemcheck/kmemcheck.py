@@ -218,9 +218,9 @@ BOOT_TESTS = (
 		       debugfs_line('kernel-infoleak', r'\S+', r'cat/\d+\b')],
 		 reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$']),
 	# kmemcheck.fault=panic: the first report panics, whichever it is (a
-	# known finding at boot may come before the demo's).
+	# known finding at boot, of any type, may come before the demo's).
 	BootTest('fault-panic', 'kmemcheck=1 kmemcheck.fault=panic', 1, qemu.DEMO_SCENARIO,
-		 must=[KSTR_UNINIT + r'\S+[\s\S]*^.*Kernel panic - not syncing: .*kmemcheck'],
+		 must=[KSTR_ANY_REPORT + r'\S+ in \S+[\s\S]*^.*Kernel panic - not syncing: .*kmemcheck'],
 		 allowed=[r'Kernel panic'], reports=[DEMO_UNINIT], max_reports=1, panics=True),
 )
 

@@ -143,9 +143,9 @@ def scenario(duration: int, shadow_range: Tuple[int, int]) -> str:
 	"""The guest's shell script for stressors of @duration seconds each."""
 	tracing = '/sys/kernel/tracing'
 	script = [
-		f'mount -t tracefs tracefs {tracing}\n',
+		f'mount -t tracefs none {tracing}\n',
 		'ip link set lo up\n',
-		'mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm\n',
+		'mkdir -p /dev/shm && mount -t tmpfs none /dev/shm\n',
 		'cd /tmp\n',
 		'failed=0\n',
 		SHOW_NMI,
