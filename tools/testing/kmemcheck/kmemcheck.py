@@ -555,10 +555,11 @@ def stress_boot(ctx: Context, name: str, duration: int, mode: int,
 	return res, check_boot(t, res) or stress.check(res, mode)
 
 
-# kmemcheck= of the stress boots in `test`.  kmemcheck=1 still meets report
-# sites nobody has triaged yet (bitfield stores in the network stack,
-# cmpxchg8b of fresh memory: issue 4), and takes over 10 minutes: it runs
-# with `kmemcheck.py stress` until it is clean and fast enough for CI.
+# kmemcheck= of the stress boots in `test`.  With kmemcheck=1 the guest
+# stalls once the function tracer is switched on (traced calls fault
+# on the ring buffer's tracked metadata: a soft lockup on a loaded host),
+# and the boot takes over 10 minutes: it runs with `kmemcheck.py stress`
+# until it is reliable and fast enough for CI (issue 4).
 STRESS_TEST_MODES = (0,)
 
 
