@@ -39,6 +39,7 @@
 #include <linux/uaccess.h>
 #include <trace/events/printk.h>
 
+#include "../slab.h"
 #include "kmemcheck.h"
 
 /* Reports remembered per case. */
@@ -60,6 +61,7 @@ static struct {
 	/* Frames under "Uninit was created at:" or "Allocated at:". */
 	char alloc[NR_REPORTS][STACK_LEN];
 	char freed[NR_REPORTS][STACK_LEN];	/* under "Freed at:" */
+	char trace[NR_REPORTS][STACK_LEN];	/* under "Call Trace:" */
 	char *stack;		/* where the frames that follow go */
 } observed = {
 	.lock = __SPIN_LOCK_UNLOCKED(observed.lock),
@@ -113,6 +115,7 @@ static void report_start(int i, const char *buf, size_t len)
 	observed.user[i][0] = '\0';
 	observed.alloc[i][0] = '\0';
 	observed.freed[i][0] = '\0';
+	observed.trace[i][0] = '\0';
 	observed.stack = NULL;
 }
 
@@ -136,6 +139,8 @@ static void report_line(const char *buf, size_t len)
 		observed.stack = observed.alloc[i];
 	else if (line_starts(buf, len, "Freed at:"))
 		observed.stack = observed.freed[i];
+	else if (line_starts(buf, len, "Call Trace:"))
+		observed.stack = observed.trace[i];
 	else if (observed.stack && line_starts(buf, len, " "))
 		save_frame(observed.stack, buf, len);
 	else
@@ -211,6 +216,7 @@ static void report_dump(struct kunit *test)
 		kunit_info(test, "seen: \"%s\" / \"%s\" / allocated at: %s / freed at: %s\n",
 			   seen.bytes[i], seen.user[i], seen.alloc[i],
 			   seen.freed[i]);
+		kunit_info(test, "seen: call trace: %s\n", seen.trace[i]);
 	}
 }
 
@@ -232,11 +238,22 @@ static bool stack_has(const char *frames, const void *fn)
 	return false;
 }
 
+/* Does the stack @frames start in kmemcheck, which reports leave out? */
+static bool stack_starts_in_kmemcheck(const char *frames)
+{
+	return str_has_prefix(frames, "kmemcheck_") ||
+	       str_has_prefix(frames, "__kmemcheck_");
+}
+
 /* Does report @i match the optional parts of @r? */
 static bool report_details(const struct expect_report *r, int i)
 {
 	char user[LINE_LEN];
 
+	if (stack_starts_in_kmemcheck(observed.trace[i]) ||
+	    stack_starts_in_kmemcheck(observed.alloc[i]) ||
+	    stack_starts_in_kmemcheck(observed.freed[i]))
+		return false;
 	if (r->bytes && strcmp(observed.bytes[i], r->bytes))
 		return false;
 	if (r->origin && !stack_has(observed.alloc[i], r->origin))
@@ -480,6 +497,18 @@ static void test_notrack_memcache(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of((unsigned long)p));
 	READ_ONCE(p[3]);
 	kmem_cache_free(c, p);
+	EXPECT_NO_REPORT(test);
+}
+
+/* kmalloc(__GFP_NOTRACK) comes from untracked caches; its twin is test_uninit_kmalloc. */
+static void test_notrack_kmalloc(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL | __GFP_NOTRACK);
+
+	KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of((unsigned long)p));
+	KUNIT_EXPECT_STREQ(test, virt_to_slab(p)->slab_cache->name,
+			   "kmalloc-notrack-16");
+	READ_ONCE(*p);
 	EXPECT_NO_REPORT(test);
 }
 
@@ -1454,6 +1483,7 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_init_memcache_ctor),
 	KUNIT_CASE(test_uninit_memcache),
 	KUNIT_CASE(test_notrack_memcache),
+	KUNIT_CASE(test_notrack_kmalloc),
 	KUNIT_CASE(test_unallocated_memcache),
 	KUNIT_CASE(test_init_memcache_object),
 	KUNIT_CASE(test_uninit_pages),

@@ -110,8 +110,12 @@ struct kmemcheck_record {
 	 */
 	unsigned int run_start, run_end, extent;
 	u8 bad_state;
-	/* Stacks recorded when the memory was allocated and freed. */
+	/*
+	 * Stacks recorded when the memory was allocated and freed, and how
+	 * many of their first frames are kmemcheck's own hooks.
+	 */
 	depot_stack_handle_t alloc_stack, free_stack;
+	unsigned int alloc_skip, free_skip;
 	/* Shadow of the window around @bad: 'a', 'u', 'i', 'f' or '-'. */
 	unsigned long window;
 	char shadow[KMEMCHECK_WINDOW];
@@ -240,6 +244,35 @@ static bool kmemcheck_in_helper(unsigned long ip)
 	return false;
 }
 
+/*
+ * How many of the first frames of @entries, saved in kmemcheck's own hooks
+ * (the copy checks, the allocator hooks that save origins), are the hooks'
+ * own, which a report need not show.  Called under kmemcheck_recording.
+ */
+static unsigned int kmemcheck_own_frames(const unsigned long *entries,
+					 unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < nr; i++) {
+		if (lookup_symbol_name(entries[i], kmemcheck_symbol) ||
+		    (!str_has_prefix(kmemcheck_symbol, "kmemcheck_") &&
+		     !str_has_prefix(kmemcheck_symbol, "__kmemcheck_")))
+			break;
+	}
+	return i;
+}
+
+/* The frames of kmemcheck's own hooks at the top of a saved stack. */
+static unsigned int kmemcheck_own_frames_of(depot_stack_handle_t handle)
+{
+	unsigned long *entries;
+	unsigned int nr;
+
+	nr = handle ? stack_depot_fetch(handle, &entries) : 0;
+	return nr ? kmemcheck_own_frames(entries, nr) : 0;
+}
+
 /* The first frame of @entries outside the helpers, or else the first. */
 static unsigned long kmemcheck_site_of(const unsigned long *entries,
 				       unsigned int nr)
@@ -313,6 +346,8 @@ static void kmemcheck_fill_origin(struct kmemcheck_record *r)
 		else if (handle && kind == KMEMCHECK_ORIGIN_FREE)
 			r->free_stack = handle;
 	}
+	r->alloc_skip = kmemcheck_own_frames_of(r->alloc_stack);
+	r->free_skip = kmemcheck_own_frames_of(r->free_stack);
 }
 
 /*
@@ -429,6 +464,27 @@ unlock:
 	raw_spin_unlock_irqrestore(&kmemcheck_report_lock, flags);
 }
 
+/*
+ * Take kmemcheck_stack and kmemcheck_symbol for one report.  An NMI hitting
+ * a report in progress must not deadlock, nor corrupt the queue where a
+ * uniprocessor trylock always succeeds: its report is counted as lost.
+ */
+static bool kmemcheck_start_recording(void)
+{
+	if (!atomic_xchg(&kmemcheck_recording, 1))
+		return true;
+	kmemcheck_count(KMEMCHECK_COUNTER_LOST);
+	irq_work_queue(&kmemcheck_irq_work);
+	return false;
+}
+
+/* Release them, and have the queue printed soon. */
+static void kmemcheck_stop_recording(void)
+{
+	atomic_set(&kmemcheck_recording, 0);
+	irq_work_queue(&kmemcheck_irq_work);
+}
+
 /**
  * kmemcheck_report() - record a bad access, to be printed soon
  * @regs:	registers of the faulting instruction
@@ -446,21 +502,13 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 {
 	unsigned int nr;
 
-	/*
-	 * An NMI hitting a report in progress must not deadlock, nor corrupt
-	 * the queue where a uniprocessor trylock always succeeds.
-	 */
-	if (atomic_xchg(&kmemcheck_recording, 1)) {
-		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
-		goto kick;
-	}
+	if (!kmemcheck_start_recording())
+		return;
 	nr = stack_trace_save_regs(regs, kmemcheck_stack,
 				   KMEMCHECK_STACK_DEPTH, 0);
 	kmemcheck_record(nr, regs->ip, type, addr, size, bad, dst,
 			 dst ? KMEMCHECK_SINK_MEMORY : KMEMCHECK_SINK_NONE);
-	atomic_set(&kmemcheck_recording, 0);
-kick:
-	irq_work_queue(&kmemcheck_irq_work);
+	kmemcheck_stop_recording();
 }
 
 /**
@@ -481,19 +529,19 @@ noinline void kmemcheck_report_copy(enum kmemcheck_bug_type type,
 				    unsigned long bad, unsigned long dst,
 				    enum kmemcheck_sink sink)
 {
-	unsigned int nr;
+	unsigned int nr, skip;
 
-	if (atomic_xchg(&kmemcheck_recording, 1)) {
-		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
-		goto kick;
-	}
-	/* Skip this function: the stack starts at the hook. */
+	if (!kmemcheck_start_recording())
+		return;
 	nr = stack_trace_save(kmemcheck_stack, KMEMCHECK_STACK_DEPTH, 1);
+	/* The stack starts at the copy, not in the hooks that check it. */
+	skip = kmemcheck_own_frames(kmemcheck_stack, nr);
+	nr -= skip;
+	memmove(kmemcheck_stack, kmemcheck_stack + skip,
+		nr * sizeof(kmemcheck_stack[0]));
 	kmemcheck_record(nr, nr ? kmemcheck_stack[0] : _RET_IP_, type, addr,
 			 size, bad, dst, sink);
-	atomic_set(&kmemcheck_recording, 0);
-kick:
-	irq_work_queue(&kmemcheck_irq_work);
+	kmemcheck_stop_recording();
 }
 
 static void kmemcheck_print_shadow(const struct kmemcheck_record *r)
@@ -531,16 +579,17 @@ static void kmemcheck_print_memory(const struct kmemcheck_record *r)
 }
 
 static void kmemcheck_print_stack(const char *title,
-				  depot_stack_handle_t handle)
+				  depot_stack_handle_t handle,
+				  unsigned int skip)
 {
 	unsigned long *entries;
 	unsigned int nr;
 
 	nr = stack_depot_fetch(handle, &entries);
-	if (!nr)
+	if (nr <= skip)
 		return;
 	pr_err("%s\n", title);
-	stack_trace_print(entries, nr, 1);
+	stack_trace_print(entries + skip, nr - skip, 1);
 	pr_err("\n");
 }
 
@@ -552,13 +601,15 @@ static void kmemcheck_print_origins(const struct kmemcheck_record *r)
 {
 	if (r->bad_state == KMEMCHECK_SHADOW_FREED) {
 		if (r->alloc_stack)
-			kmemcheck_print_stack("Allocated at:", r->alloc_stack);
+			kmemcheck_print_stack("Allocated at:", r->alloc_stack,
+					      r->alloc_skip);
 		if (r->free_stack)
-			kmemcheck_print_stack("Freed at:", r->free_stack);
+			kmemcheck_print_stack("Freed at:", r->free_stack,
+					      r->free_skip);
 	} else if (r->bad_state == KMEMCHECK_SHADOW_UNINITIALIZED &&
 		   r->alloc_stack) {
 		kmemcheck_print_stack("Uninit was created at:",
-				      r->alloc_stack);
+				      r->alloc_stack, r->alloc_skip);
 	}
 }
 
