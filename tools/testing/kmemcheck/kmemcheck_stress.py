@@ -69,7 +69,7 @@ STRESSORS: Tuple[Tuple[str, str], ...] = (
 FTRACE_DURING = ('udp', 'signal')
 TOGGLE_DURING = 'malloc'
 
-DEFAULT_DURATION = 2		# seconds per stressor in "kmemcheck.py test"
+DEFAULT_DURATION = 1		# seconds per stressor in "kmemcheck.py test"
 NMI_INTERVAL = 1.0		# seconds between two injected NMIs
 FAIL_PROBABILITY = 20		# percent of shadow allocations to fail
 
