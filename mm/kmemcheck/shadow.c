@@ -6,12 +6,20 @@
  * One shadow page per page (rather than one block per allocation) keeps
  * split_page() and partial frees of high-order blocks trivially right.
  *
- * The shadow page's private field counts the bytes of the page that are
- * not initialized.  A page whose count drops to zero has nothing left to
- * check: unless kmemcheck.fastpath=0, it rests mapped and takes no fault
- * until one of its bytes stops being initialized (an allocation, a free, a
- * copy of uninitialized bytes into it), when it is hidden again.  Stores
- * to a resting page need no record: its bytes are initialized already.
+ * The shadow page's private field counts the bytes of the page that keep
+ * it hidden: those not initialized.  A page whose count drops to zero has
+ * nothing left to check: unless kmemcheck.fastpath=0, it rests mapped and
+ * takes no fault until one of its bytes stops being initialized (an
+ * allocation, a free, a copy of uninitialized bytes into it), when it is
+ * hidden again.  Stores to a resting page need no record: its bytes are
+ * initialized already.
+ *
+ * A slab page almost always holds a free object, so it would never rest.
+ * kmemcheck.fastpath=2 counts only the uninitialized bytes: a slab page
+ * rests as soon as every byte of its allocated objects is written, and the
+ * next allocation on it hides it again.  The price is that reads of free
+ * or unallocated bytes of a resting page, use-after-free and out-of-object
+ * reads, go unseen; uninitialized reads are all still caught.
  *
  * A state takes two bits of its shadow byte.  The six spare bits of the
  * first shadow bytes of an allocation carry the stack depot handles of its
@@ -21,11 +29,15 @@
  * Copyright (C) 2026 The kmemcheck authors
  */
 
+#define pr_fmt(fmt) "kmemcheck: " fmt
+
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/gfp.h>
+#include <linux/kstrtox.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/printk.h>
 #include <linux/string.h>
 
 #include <asm/kmemcheck.h>
@@ -37,9 +49,42 @@
 #endif
 #define MODULE_PARAM_PREFIX "kmemcheck."
 
-/* Let fully initialized pages rest mapped; off to measure what it saves. */
-static bool kmemcheck_fastpath __read_mostly = true;
-module_param_named(fastpath, kmemcheck_fastpath, bool, 0444);
+enum kmemcheck_fastpath {
+	KMEMCHECK_FASTPATH_OFF,		/* every page stays hidden */
+	KMEMCHECK_FASTPATH_PAGES,	/* pages all initialized rest */
+	KMEMCHECK_FASTPATH_OBJECTS,	/* pages with no uninitialized byte rest */
+};
+
+/* Boot-time only: the counts of bytes keeping pages hidden depend on it. */
+static unsigned int kmemcheck_fastpath __read_mostly = KMEMCHECK_FASTPATH_PAGES;
+
+static int kmemcheck_fastpath_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int mode;
+
+	if (kstrtouint(val, 0, &mode) || mode > KMEMCHECK_FASTPATH_OBJECTS) {
+		pr_warn("unknown boot value 'kmemcheck.fastpath=%s' (0, 1 or 2), keeping %u\n",
+			val, kmemcheck_fastpath);
+		return -EINVAL;
+	}
+	kmemcheck_fastpath = mode;
+	return 0;
+}
+
+static const struct kernel_param_ops kmemcheck_fastpath_ops = {
+	.set = kmemcheck_fastpath_set,
+	.get = param_get_uint,
+};
+module_param_cb(fastpath, &kmemcheck_fastpath_ops, &kmemcheck_fastpath, 0444);
+
+/* Does a byte in @state keep its page hidden? */
+static int kmemcheck_keeps_hidden(u8 state)
+{
+	if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
+		return state == KMEMCHECK_SHADOW_UNINITIALIZED;
+	return state != KMEMCHECK_SHADOW_INITIALIZED;
+}
 
 /**
  * kmemcheck_shadow_of() - find the shadow byte of an address
@@ -72,7 +117,7 @@ bool kmemcheck_page_tracked(unsigned long addr)
 	return kmemcheck_shadow_of(addr);
 }
 
-/* The count of bytes not initialized, in the page of @shadow. */
+/* The count of bytes keeping the page of @shadow hidden. */
 static unsigned long *kmemcheck_pending(const u8 *shadow)
 {
 	return &virt_to_page(shadow)->private;
@@ -82,8 +127,8 @@ static unsigned long *kmemcheck_pending(const u8 *shadow)
  * kmemcheck_page_may_rest() - may a tracked page stay mapped?
  * @addr:	any address in the page
  *
- * Return: true if every byte of the page is initialized and the fast path
- * is on, false for an untracked page.
+ * Return: true if the fast path is on and no byte of the page keeps it
+ * hidden (see kmemcheck.fastpath), false for an untracked page.
  */
 bool kmemcheck_page_may_rest(unsigned long addr)
 {
@@ -116,9 +161,8 @@ static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
 	local_irq_save(flags);
 	before = *pending;
 	for (i = 0; i < n; i++) {
-		delta += (kmemcheck_shadow_state(&shadow[i]) ==
-			  KMEMCHECK_SHADOW_INITIALIZED) -
-			 (state == KMEMCHECK_SHADOW_INITIALIZED);
+		delta += kmemcheck_keeps_hidden(state) -
+			 kmemcheck_keeps_hidden(kmemcheck_shadow_state(&shadow[i]));
 		/* The spare bits are the origins: keep them. */
 		shadow[i] = (shadow[i] & ~KMEMCHECK_SHADOW_STATE_MASK) | state;
 	}
@@ -150,6 +194,9 @@ bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp)
 	 */
 	gfp_t shadow_gfp = (gfp & (__GFP_RECLAIM | __GFP_IO | __GFP_FS)) |
 			   __GFP_NOWARN | __GFP_NORETRY | __GFP_NOTRACK;
+	/* The bytes keeping a new page hidden: all of them, or none. */
+	unsigned long hidden = kmemcheck_keeps_hidden(KMEMCHECK_SHADOW_UNALLOCATED) ?
+			       PAGE_SIZE : 0;
 	bool all = true;
 	unsigned int i;
 
@@ -167,7 +214,7 @@ bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp)
 		}
 		memset(page_address(shadow), KMEMCHECK_SHADOW_UNALLOCATED,
 		       PAGE_SIZE);
-		set_page_private(shadow, PAGE_SIZE);
+		set_page_private(shadow, hidden);
 		WRITE_ONCE(page[i].kmemcheck_shadow, page_address(shadow));
 		if (!kmemcheck_arch_hide_page(addr)) {
 			WRITE_ONCE(page[i].kmemcheck_shadow, NULL);
