@@ -470,13 +470,16 @@ def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 	if why:
 		return why
 	text = '\n'.join(res.lines)
-	# Unwanted messages first: they usually explain a missing one.
-	for rx in list(t.must_not) + list(KSTR_NEVER):
+	kernel = qemu.kernel_text(res.lines)
+	# Unwanted messages first: they usually explain a missing one.  The
+	# kernel's own are looked for in its messages only.
+	for rx, where in ([(rx, text) for rx in t.must_not] +
+			  [(rx, kernel) for rx in KSTR_NEVER]):
 		if rx in t.allowed:
 			continue
-		m = re.search(rx, text, re.M)
+		m = re.search(rx, where, re.M)
 		if m:
-			line = text[text.rfind('\n', 0, m.start()) + 1:].split('\n', 1)[0]
+			line = where[where.rfind('\n', 0, m.start()) + 1:].split('\n', 1)[0]
 			return f'console has /{rx}/: {line.strip()}'
 	# Every kmemcheck report must be explained: expected, or a finding.
 	bad = unexplained_reports(text, t.reports)

@@ -266,6 +266,12 @@ def userspace_text(lines: List[str]) -> str:
 	return KERNEL_LINE_RE.sub('', '\n'.join(lines))
 
 
+def kernel_text(lines: List[str]) -> str:
+	"""The kernel messages (timestamped) of the console, without user space's
+	output: stress-ng prints "WARNING:" lines of its own."""
+	return ''.join(KERNEL_LINE_RE.findall('\n'.join(lines)))
+
+
 # ------------------------------------------------------------- reports ---
 
 REPORT_RE = re.compile(r'BUG: KMEMCHECK: (\S+) in (\S+)')
