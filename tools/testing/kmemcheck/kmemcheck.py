@@ -43,6 +43,8 @@ from kmemcheck_tree import HarnessError, REPO  # noqa: E402
 # ------------------------------------------------------------------------
 KSTR_MODE = r'kmemcheck-harness: kernel\.kmemcheck={}\b'
 KSTR_BAD_PARAM = r"kmemcheck: unknown boot value 'kmemcheck=banana'"
+KSTR_BAD_FASTPATH = r"kmemcheck: unknown boot value 'kmemcheck.fastpath=7'"
+KSTR_FASTPATH = r'kmemcheck-harness: fastpath={}$'
 KSTR_ONE_CPU = r'kmemcheck: limiting the machine to one CPU'
 KSTR_BOOT_MODE = {0: r'kmemcheck: disabled$', 1: r'kmemcheck: enabled in report-all mode',
 		  2: r'kmemcheck: enabled in one-shot mode'}
@@ -130,6 +132,8 @@ class BootTest:
 
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
 SHOW_CPUS = 'echo "kmemcheck-harness: cpus online=$(cat /sys/devices/system/cpu/online)"\n'
+SHOW_FASTPATH = ('echo "kmemcheck-harness: fastpath='
+		 '$(cat /sys/module/kmemcheck/parameters/fastpath)"\n')
 
 
 def try_sysctl(value: str) -> str:
@@ -195,10 +199,16 @@ BOOT_TESTS = (
 		       r'kmemcheck-harness: sysctl took 1$']),
 	# One-shot: the first report (a known finding at boot, say) turns
 	# checking off, so the sysctl reads 2 before any report and 0 after.
-	BootTest('boot-kmemcheck-2', 'kmemcheck=2', 1, SHOW_MODE,
-		 must=[KSTR_BOOT_MODE[2], KSTR_MODE.format('[02]')], max_reports=1),
-	BootTest('boot-kmemcheck-garbage', 'kmemcheck=banana', 1, SHOW_MODE,
-		 must=[KSTR_BAD_PARAM, KSTR_MODE.format(r'\d')]),
+	# One-shot mode, and the fast path that lets slab pages rest.
+	BootTest('boot-kmemcheck-2', 'kmemcheck=2 kmemcheck.fastpath=2', 1,
+		 SHOW_MODE + SHOW_FASTPATH,
+		 must=[KSTR_BOOT_MODE[2], KSTR_MODE.format('[02]'),
+		       KSTR_FASTPATH.format(2)], max_reports=1),
+	# Bad values are refused with a message; the defaults stay.
+	BootTest('boot-kmemcheck-garbage', 'kmemcheck=banana kmemcheck.fastpath=7', 1,
+		 SHOW_MODE + SHOW_FASTPATH,
+		 must=[KSTR_BAD_PARAM, KSTR_MODE.format(r'\d'), KSTR_BAD_FASTPATH,
+		       KSTR_FASTPATH.format(1)]),
 	BootTest('boot-smp2', 'kmemcheck=1', 2, SHOW_MODE + SHOW_CPUS,
 		 must=[KSTR_ONE_CPU, KSTR_MODE.format(1),
 		       r'kmemcheck-harness: cpus online=0$']),
