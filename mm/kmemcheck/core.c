@@ -452,10 +452,10 @@ static bool kmemcheck_find_bad(unsigned long addr, size_t size,
 		size_t i;
 
 		for (i = 0; shadow && i < n; i++) {
-			if (kmemcheck_shadow_state(&shadow[i]) !=
+			if (kmemcheck_shadow_checked(&shadow[i]) !=
 			    KMEMCHECK_SHADOW_INITIALIZED) {
 				*bad = addr + i;
-				*state = kmemcheck_shadow_state(&shadow[i]);
+				*state = kmemcheck_shadow_checked(&shadow[i]);
 				return true;
 			}
 		}
@@ -581,7 +581,7 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 	for (i = 0; i < size; i++) {
 		u8 *from = kmemcheck_shadow_of(src + i);
 		u8 *to = kmemcheck_shadow_of(dst + i);
-		u8 state = from ? kmemcheck_shadow_state(from) :
+		u8 state = from ? kmemcheck_shadow_checked(from) :
 				  KMEMCHECK_SHADOW_INITIALIZED;
 		bool stale = state == KMEMCHECK_SHADOW_FREED ||
 			     state == KMEMCHECK_SHADOW_UNALLOCATED;

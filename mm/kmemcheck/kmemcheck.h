@@ -75,6 +75,7 @@ enum kmemcheck_sink {
 
 /* shadow.c: the per-byte state of tracked pages. */
 u8 *kmemcheck_shadow_of(unsigned long addr);
+u8 kmemcheck_shadow_checked(const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
 void kmemcheck_shadow_free(struct page *page, unsigned int nr);
 void kmemcheck_shadow_set(unsigned long addr, size_t size,

@@ -18,8 +18,9 @@
  * kmemcheck.fastpath=2 counts only the uninitialized bytes: a slab page
  * rests as soon as every byte of its allocated objects is written, and the
  * next allocation on it hides it again.  The price is that reads of free
- * or unallocated bytes of a resting page, use-after-free and out-of-object
- * reads, go unseen; uninitialized reads are all still caught.
+ * or unallocated bytes, use-after-free and out-of-object reads, are not
+ * checked at all (what a resting page's free objects hold is unknown);
+ * uninitialized reads are all still caught.
  *
  * A state takes two bits of its shadow byte.  The six spare bits of the
  * first shadow bytes of an allocation carry the stack depot handles of its
@@ -84,6 +85,26 @@ static int kmemcheck_keeps_hidden(u8 state)
 	if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
 		return state == KMEMCHECK_SHADOW_UNINITIALIZED;
 	return state != KMEMCHECK_SHADOW_INITIALIZED;
+}
+
+/**
+ * kmemcheck_shadow_checked() - the state a read of a byte is checked against
+ * @shadow:	shadow byte
+ *
+ * With kmemcheck.fastpath=2, free and unallocated bytes of a page may have
+ * been written while it rested, unseen (SLUB's free pointers): they count
+ * as initialized.  Uninitialized bytes never rest, so they are always right.
+ *
+ * Return: the state of @shadow, as far as checks are concerned.
+ */
+u8 kmemcheck_shadow_checked(const u8 *shadow)
+{
+	u8 state = kmemcheck_shadow_state(shadow);
+
+	if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS &&
+	    state != KMEMCHECK_SHADOW_UNINITIALIZED)
+		return KMEMCHECK_SHADOW_INITIALIZED;
+	return state;
 }
 
 /**
