@@ -54,7 +54,7 @@ KSTR_ANY_REPORT = r'BUG: KMEMCHECK: '
 # Must not appear in any boot (unless a scenario expects it).
 KSTR_NEVER = (r'Kernel panic', r'Oops', r'BUG: unable to handle',
 	      r'WARNING:', r'BUG: kernel NULL pointer', r'general protection fault',
-	      r'\bBUG: (?!KMEMCHECK)')
+	      r'\bBUG: (?!KMEMCHECK)', r'sysfs: cannot create duplicate filename')
 
 REPORT_TITLE_RE = re.compile(r'BUG: KMEMCHECK: (\S+) in ([\w.]+)')
 # Reports on 6.12 that are understood; the documentation is the list.
