@@ -452,10 +452,11 @@ static bool kmemcheck_find_bad(unsigned long addr, size_t size,
 		size_t i;
 
 		for (i = 0; shadow && i < n; i++) {
-			if (kmemcheck_shadow_checked(&shadow[i]) !=
-			    KMEMCHECK_SHADOW_INITIALIZED) {
+			u8 checked = kmemcheck_shadow_checked(&shadow[i]);
+
+			if (checked != KMEMCHECK_SHADOW_INITIALIZED) {
 				*bad = addr + i;
-				*state = kmemcheck_shadow_checked(&shadow[i]);
+				*state = checked;
 				return true;
 			}
 		}

@@ -84,8 +84,10 @@ static const char *const kmemcheck_helpers[] = {
 	"__copy_user", "_copy_to_user", "copy_to_user", "raw_copy_to_user",
 	"_copy_to_iter", "copy_to_iter", "copy_page_to_iter",
 	"simple_read_from_buffer", "dma_map_", "__dma_map_",
-	"kmemcheck_copy_to_user", "kmemcheck_check_leaving", "__kmemcheck_",
 };
+
+/* kmemcheck's own hooks, whose frames lead the stacks saved in them. */
+static const char *const kmemcheck_hooks[] = { "kmemcheck_", "__kmemcheck_" };
 
 /* Everything a report prints, captured at fault time. */
 struct kmemcheck_record {
@@ -230,15 +232,19 @@ static bool kmemcheck_site_first(unsigned long ip,
 	return true;
 }
 
-/* Is @ip in a string or copy helper?  Called under kmemcheck_recording. */
-static bool kmemcheck_in_helper(unsigned long ip)
+/*
+ * Does the name of the function holding @ip start with one of the @n
+ * @prefixes?  Called under kmemcheck_recording.
+ */
+static bool kmemcheck_ip_in(unsigned long ip, const char *const *prefixes,
+			    unsigned int n)
 {
 	unsigned int i;
 
 	if (lookup_symbol_name(ip, kmemcheck_symbol))
 		return false;
-	for (i = 0; i < ARRAY_SIZE(kmemcheck_helpers); i++) {
-		if (str_has_prefix(kmemcheck_symbol, kmemcheck_helpers[i]))
+	for (i = 0; i < n; i++) {
+		if (str_has_prefix(kmemcheck_symbol, prefixes[i]))
 			return true;
 	}
 	return false;
@@ -255,9 +261,8 @@ static unsigned int kmemcheck_own_frames(const unsigned long *entries,
 	unsigned int i;
 
 	for (i = 0; i + 1 < nr; i++) {
-		if (lookup_symbol_name(entries[i], kmemcheck_symbol) ||
-		    (!str_has_prefix(kmemcheck_symbol, "kmemcheck_") &&
-		     !str_has_prefix(kmemcheck_symbol, "__kmemcheck_")))
+		if (!kmemcheck_ip_in(entries[i], kmemcheck_hooks,
+				     ARRAY_SIZE(kmemcheck_hooks)))
 			break;
 	}
 	return i;
@@ -280,7 +285,8 @@ static unsigned long kmemcheck_site_of(const unsigned long *entries,
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
-		if (!kmemcheck_in_helper(entries[i]))
+		if (!kmemcheck_ip_in(entries[i], kmemcheck_helpers,
+				     ARRAY_SIZE(kmemcheck_helpers)))
 			return entries[i];
 	}
 	return nr ? entries[0] : 0;
