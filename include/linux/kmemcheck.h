@@ -192,6 +192,23 @@ bool kmemcheck_is_obj_initialized(const void *address, size_t size);
 void kmemcheck_disable_current(void);
 void kmemcheck_enable_current(void);
 
+/**
+ * kmemcheck_slab_store_freeptr() - note SLUB's store of a free pointer
+ * @freeptr:	where the free pointer goes, in a free object
+ * @size:	its size
+ *
+ * With kmemcheck.fastpath=2 the page of a free object may be mapped, and
+ * the store then unseen by the fault handler: it marks the free pointer
+ * initialized itself, or SLUB's read of it would be reported as a read of
+ * unallocated memory.
+ */
+static __always_inline void kmemcheck_slab_store_freeptr(void *freeptr,
+							 size_t size)
+{
+	if (kmemcheck_enabled())
+		kmemcheck_mark_initialized(freeptr, size);
+}
+
 /* Counters shown in debugfs kmemcheck/stats. */
 enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_TRACKED_PAGES,	/* pages with a shadow now */
@@ -237,6 +254,8 @@ static inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
 static inline void kmemcheck_slab_alloc(struct kmem_cache *s, void *object,
 					bool init) { }
 static inline void kmemcheck_slab_free(struct kmem_cache *s, void *object) { }
+static inline void kmemcheck_slab_store_freeptr(void *freeptr,
+						size_t size) { }
 static inline void kmemcheck_handle_dma(struct page *page, size_t offset,
 					size_t size,
 					enum dma_data_direction dir) { }

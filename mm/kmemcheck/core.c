@@ -275,6 +275,7 @@ void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
 	kmemcheck_shadow_set((unsigned long)object, s->object_size,
 			     KMEMCHECK_SHADOW_FREED);
 	kmemcheck_origin_free((unsigned long)object, s->object_size);
+	kmemcheck_quarantine_add(s, object);
 }
 
 static bool kmemcheck_find_bad(unsigned long addr, size_t size,
@@ -452,7 +453,8 @@ static bool kmemcheck_find_bad(unsigned long addr, size_t size,
 		size_t i;
 
 		for (i = 0; shadow && i < n; i++) {
-			u8 checked = kmemcheck_shadow_checked(&shadow[i]);
+			u8 checked = kmemcheck_shadow_checked(addr + i,
+							      &shadow[i]);
 
 			if (checked != KMEMCHECK_SHADOW_INITIALIZED) {
 				*bad = addr + i;
@@ -582,7 +584,7 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 	for (i = 0; i < size; i++) {
 		u8 *from = kmemcheck_shadow_of(src + i);
 		u8 *to = kmemcheck_shadow_of(dst + i);
-		u8 state = from ? kmemcheck_shadow_checked(from) :
+		u8 state = from ? kmemcheck_shadow_checked(src + i, from) :
 				  KMEMCHECK_SHADOW_INITIALIZED;
 		bool stale = state == KMEMCHECK_SHADOW_FREED ||
 			     state == KMEMCHECK_SHADOW_UNALLOCATED;

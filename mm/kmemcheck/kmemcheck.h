@@ -75,11 +75,13 @@ enum kmemcheck_sink {
 
 /* shadow.c: the per-byte state of tracked pages. */
 u8 *kmemcheck_shadow_of(unsigned long addr);
-u8 kmemcheck_shadow_checked(const u8 *shadow);
+bool kmemcheck_fastpath_objects(void);
+u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
 void kmemcheck_shadow_free(struct page *page, unsigned int nr);
 void kmemcheck_shadow_set(unsigned long addr, size_t size,
 			  enum kmemcheck_shadow state);
+void kmemcheck_shadow_expire(unsigned long addr, size_t size);
 void kmemcheck_shadow_set_pages(struct page *page, unsigned int nr,
 				enum kmemcheck_shadow state);
 char kmemcheck_shadow_letter(const u8 *shadow);
@@ -87,6 +89,12 @@ void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
 			  depot_stack_handle_t handle);
 depot_stack_handle_t kmemcheck_origin_get(unsigned long addr,
 					  enum kmemcheck_origin *kind);
+
+/* quarantine.c: how long freed objects stay checked with fastpath=2. */
+#define KMEMCHECK_QUARANTINE_OBJECTS	1024
+
+struct kmem_cache;
+void kmemcheck_quarantine_add(struct kmem_cache *s, void *object);
 
 /* report.c: recording in any context, printing later. */
 void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,

@@ -1150,6 +1150,64 @@ static void test_uaf_stacks_before_free(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/* ===== Quarantine (kmemcheck.fastpath=2) ===== */
+
+/*
+ * Free an object written all over, then @others objects of another cache.
+ * *@keep, written all over too, keeps the slab alive; the caller frees it.
+ */
+static u32 *test_free_then_others(struct kunit *test, unsigned int others,
+				  u32 **keep)
+{
+	struct kmem_cache *c = test_cache_create(test, 64, 0, NULL);
+	u32 *p;
+
+	if (!kmemcheck_fastpath_objects())
+		kunit_skip(test, "freed objects are quarantined with kmemcheck.fastpath=2 only");
+	*keep = kmem_cache_alloc(c, GFP_KERNEL);
+	p = kmem_cache_alloc(c, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *keep);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(*keep, 1, 64);
+	memset(p, 1, 64);
+	kmem_cache_free(c, p);
+	while (others--)
+		kfree(kmalloc(128, GFP_KERNEL));
+	return p;
+}
+
+/*
+ * A freed object stays checked while it is in quarantine, however many
+ * objects are freed after it: its page is hidden, a read is caught.
+ */
+static void test_uaf_in_quarantine(struct kunit *test)
+{
+	u32 *keep;
+	u32 *p = test_free_then_others(test, KMEMCHECK_QUARANTINE_OBJECTS / 8,
+				       &keep);
+
+	KUNIT_EXPECT_FALSE(test, kmemcheck_page_may_rest((unsigned long)p));
+	READ_ONCE(p[1]);
+	kmem_cache_free(test_cache, keep);
+	EXPECT_REPORT(test, UAF, test_uaf_in_quarantine, 4, &p[1]);
+}
+
+/*
+ * The twin: out of quarantine, its bytes are unallocated like those of any
+ * free object, and its page, all the rest of it written, rests again.
+ */
+static void test_quarantine_expires(struct kunit *test)
+{
+	u32 *keep;
+	u32 *p = test_free_then_others(test, KMEMCHECK_QUARANTINE_OBJECTS,
+				       &keep);
+
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_UNALLOCATED);
+	KUNIT_EXPECT_TRUE(test, kmemcheck_page_may_rest((unsigned long)p));
+	kmem_cache_free(test_cache, keep);
+	EXPECT_NO_REPORT(test);
+}
+
 /*
  * The free stack sits in the second origin slot of a 32-byte object; a
  * new allocation of the object clears it, or a use of the new object
@@ -1491,6 +1549,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_notrack_pages),
 	KUNIT_CASE(test_uninit_pages_rehidden),
 	KUNIT_CASE(test_use_after_free),
+	KUNIT_CASE(test_uaf_in_quarantine),
+	KUNIT_CASE(test_quarantine_expires),
 	KUNIT_CASE(test_read_before_free),
 	KUNIT_CASE(test_uninit_read_u8),
 	KUNIT_CASE(test_uninit_read_u16),

@@ -15,12 +15,14 @@
  * initialized already.
  *
  * A slab page almost always holds a free object, so it would never rest.
- * kmemcheck.fastpath=2 counts only the uninitialized bytes: a slab page
- * rests as soon as every byte of its allocated objects is written, and the
- * next allocation on it hides it again.  The price is that reads of free
- * or unallocated bytes, use-after-free and out-of-object reads, are not
- * checked at all (what a resting page's free objects hold is unknown);
- * uninitialized reads are all still caught.
+ * kmemcheck.fastpath=2 counts only the uninitialized bytes and the bytes
+ * of objects freed recently (quarantine.c): a slab page rests as soon as
+ * every byte of its allocated objects is written and its last freed object
+ * is either reused or out of quarantine, when its bytes become unallocated.
+ * SLUB's free pointer stores mark the shadow themselves, so the state of a
+ * free object stays right while its page rests, and a read of it is checked
+ * whenever the page is hidden.  Constructors write free objects unseen:
+ * unallocated bytes of their caches' pages are not checked in this mode.
  *
  * A state takes two bits of its shadow byte.  The six spare bits of the
  * first shadow bytes of an allocation carry the stack depot handles of its
@@ -43,6 +45,7 @@
 
 #include <asm/kmemcheck.h>
 
+#include "../slab.h"
 #include "kmemcheck.h"
 
 #ifdef MODULE_PARAM_PREFIX
@@ -53,11 +56,11 @@
 enum kmemcheck_fastpath {
 	KMEMCHECK_FASTPATH_OFF,		/* every page stays hidden */
 	KMEMCHECK_FASTPATH_PAGES,	/* pages all initialized rest */
-	KMEMCHECK_FASTPATH_OBJECTS,	/* pages with no uninitialized byte rest */
+	KMEMCHECK_FASTPATH_OBJECTS,	/* pages with no uninit or fresh free rest */
 };
 
 /* Boot-time only: the counts of bytes keeping pages hidden depend on it. */
-static unsigned int kmemcheck_fastpath __read_mostly = KMEMCHECK_FASTPATH_PAGES;
+static unsigned int kmemcheck_fastpath __read_mostly = KMEMCHECK_FASTPATH_OBJECTS;
 
 static int kmemcheck_fastpath_set(const char *val,
 				  const struct kernel_param *kp)
@@ -79,30 +82,47 @@ static const struct kernel_param_ops kmemcheck_fastpath_ops = {
 };
 module_param_cb(fastpath, &kmemcheck_fastpath_ops, &kmemcheck_fastpath, 0444);
 
+/**
+ * kmemcheck_fastpath_objects() - is kmemcheck.fastpath=2 in force?
+ *
+ * Return: true if freed objects only keep their page hidden while they are
+ * in quarantine.
+ */
+bool kmemcheck_fastpath_objects(void)
+{
+	return kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS;
+}
+
 /* Does a byte in @state keep its page hidden? */
 static int kmemcheck_keeps_hidden(u8 state)
 {
 	if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
-		return state == KMEMCHECK_SHADOW_UNINITIALIZED;
+		return state == KMEMCHECK_SHADOW_UNINITIALIZED ||
+		       state == KMEMCHECK_SHADOW_FREED;
 	return state != KMEMCHECK_SHADOW_INITIALIZED;
 }
 
 /**
  * kmemcheck_shadow_checked() - the state a read of a byte is checked against
- * @shadow:	shadow byte
+ * @addr:	the byte
+ * @shadow:	its shadow byte
  *
- * With kmemcheck.fastpath=2, free and unallocated bytes of a page may have
- * been written while it rested, unseen (SLUB's free pointers): they count
- * as initialized.  Uninitialized bytes never rest, so they are always right.
+ * With kmemcheck.fastpath=2, a constructor may have written free objects of
+ * its cache while their page rested, unseen: unallocated bytes of such a
+ * page count as initialized.
  *
  * Return: the state of @shadow, as far as checks are concerned.
  */
-u8 kmemcheck_shadow_checked(const u8 *shadow)
+u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow)
 {
 	u8 state = kmemcheck_shadow_state(shadow);
+	struct slab *slab;
 
-	if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS &&
-	    state != KMEMCHECK_SHADOW_UNINITIALIZED)
+	if (state != KMEMCHECK_SHADOW_UNALLOCATED ||
+	    kmemcheck_fastpath != KMEMCHECK_FASTPATH_OBJECTS)
+		return state;
+	slab = virt_to_slab((void *)addr);
+	if (slab && slab->slab_cache->ctor)
 		return KMEMCHECK_SHADOW_INITIALIZED;
 	return state;
 }
@@ -169,9 +189,15 @@ static void kmemcheck_wake_page(unsigned long addr)
 		kmemcheck_arch_hide_page(addr);
 }
 
-/* Set @n bytes from @shadow, all in one page, to @state. */
+/* Every state, as a mask of kmemcheck_shadow_fill()'s @from. */
+#define KMEMCHECK_SHADOW_ANY	GENMASK(KMEMCHECK_SHADOW_FREED, 0)
+
+/*
+ * Set those of @n bytes from @shadow, all in one page, whose state is in the
+ * mask @from, to @state.
+ */
 static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
-				  u8 state)
+				  unsigned int from, u8 state)
 {
 	unsigned long *pending = kmemcheck_pending(shadow);
 	unsigned long before, flags;
@@ -182,8 +208,12 @@ static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
 	local_irq_save(flags);
 	before = *pending;
 	for (i = 0; i < n; i++) {
+		u8 old = kmemcheck_shadow_state(&shadow[i]);
+
+		if (!(from & BIT(old)))
+			continue;
 		delta += kmemcheck_keeps_hidden(state) -
-			 kmemcheck_keeps_hidden(kmemcheck_shadow_state(&shadow[i]));
+			 kmemcheck_keeps_hidden(old);
 		/* The spare bits are the origins: keep them. */
 		shadow[i] = (shadow[i] & ~KMEMCHECK_SHADOW_STATE_MASK) | state;
 	}
@@ -273,6 +303,21 @@ void kmemcheck_shadow_free(struct page *page, unsigned int nr)
 	}
 }
 
+/* Set the bytes of a range whose state is in the mask @from to @state. */
+static void kmemcheck_shadow_replace(unsigned long addr, size_t size,
+				     unsigned int from, u8 state)
+{
+	while (size) {
+		size_t n = min_t(size_t, size, PAGE_SIZE - offset_in_page(addr));
+		u8 *shadow = kmemcheck_shadow_of(addr);
+
+		if (shadow)
+			kmemcheck_shadow_fill(addr, shadow, n, from, state);
+		addr += n;
+		size -= n;
+	}
+}
+
 /**
  * kmemcheck_shadow_set() - set the state of a range of bytes
  * @addr:	first byte
@@ -285,15 +330,21 @@ void kmemcheck_shadow_free(struct page *page, unsigned int nr)
 void kmemcheck_shadow_set(unsigned long addr, size_t size,
 			  enum kmemcheck_shadow state)
 {
-	while (size) {
-		size_t n = min_t(size_t, size, PAGE_SIZE - offset_in_page(addr));
-		u8 *shadow = kmemcheck_shadow_of(addr);
+	kmemcheck_shadow_replace(addr, size, KMEMCHECK_SHADOW_ANY, state);
+}
 
-		if (shadow)
-			kmemcheck_shadow_fill(addr, shadow, n, state);
-		addr += n;
-		size -= n;
-	}
+/**
+ * kmemcheck_shadow_expire() - make the freed bytes of a range unallocated
+ * @addr:	first byte
+ * @size:	number of bytes
+ *
+ * Bytes in other states, such as those of an object allocated again since
+ * it was freed, are left alone.
+ */
+void kmemcheck_shadow_expire(unsigned long addr, size_t size)
+{
+	kmemcheck_shadow_replace(addr, size, BIT(KMEMCHECK_SHADOW_FREED),
+				 KMEMCHECK_SHADOW_UNALLOCATED);
 }
 
 /**

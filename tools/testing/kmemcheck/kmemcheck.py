@@ -426,21 +426,29 @@ def _walk_cases(test, prefix: str = '') -> Iterator[Tuple[str, object]]:
 			yield name, sub
 
 
+# The KUnit boots: the default fast path, and the other one that keeps
+# every check (kmemcheck.fastpath=0 checks the same as 1, page by page).
+KUNIT_RUNS = (('kunit', ''), ('kunit-fastpath1', 'kmemcheck.fastpath=1'))
+
+
 def test_kunit(ctx: Context, rep: Reporter) -> None:
-	if not rep.wants_layer('kunit'):
-		return
-	cmdline = KUNIT_CMDLINE
-	if rep.pattern and rep.pattern.startswith('kunit/'):
-		cmdline += f' kunit.filter_glob={rep.pattern[len("kunit/"):]}'
+	for layer, extra in KUNIT_RUNS:
+		if rep.wants_layer(layer):
+			kunit_boot(ctx, rep, layer, f'{KUNIT_CMDLINE} {extra}'.strip())
+
+
+def kunit_boot(ctx: Context, rep: Reporter, layer: str, cmdline: str) -> None:
+	if rep.pattern and rep.pattern.startswith(f'{layer}/'):
+		cmdline += f' kunit.filter_glob={rep.pattern[len(layer) + 1:]}'
 	initrd = ctx.initramfs('kunit', 'true\n')
 	res = qemu.boot(ctx.kernel, initrd, cmdline, 1, KUNIT_TIMEOUT,
-			os.path.join(ctx.logs, 'kunit.log'))
+			os.path.join(ctx.logs, f'{layer}.log'))
 	kp = _import_kunit_parser(ctx)
 	top = kp.parse_run_tests(res.lines)
 	why = res.failure()
 	seen = 0
 	for name, case in _walk_cases(top):
-		full = f'kunit/{name}'
+		full = f'{layer}/{name}'
 		if not rep.wants(full):
 			continue
 		seen += 1
@@ -455,10 +463,10 @@ def test_kunit(ctx: Context, rep: Reporter) -> None:
 	if why or not seen:
 		reason = why or ('no KUnit results in the console' if top.name == '<missing>'
 				 else 'no test case matched')
-		rep.report(Result('kunit/boot', False, f'{reason} (log: {res.log_path})',
+		rep.report(Result(f'{layer}/boot', False, f'{reason} (log: {res.log_path})',
 				  res.seconds), tail=res.tail())
 	else:
-		rep.report(Result('kunit/boot', True, f'[{seen} cases]', res.seconds))
+		rep.report(Result(f'{layer}/boot', True, f'[{seen} cases]', res.seconds))
 
 
 def test_ksuites(ctx: Context, rep: Reporter) -> None:
@@ -552,17 +560,17 @@ def test_boots(ctx: Context, rep: Reporter) -> None:
 
 
 def stress_boot(ctx: Context, name: str, duration: int, mode: int,
-		echo: Optional[io.TextIOBase] = None) -> Tuple[qemu.BootResult, Optional[str]]:
+		extra: str = '') -> Tuple[qemu.BootResult, Optional[str]]:
 	"""One boot of the stress scenario; (result, why it failed or None)."""
 	script = stress.scenario(duration, stress.shadow_alloc_range(
 		os.path.join(ctx.obj, 'System.map')))
-	t = BootTest(name, f'kmemcheck={mode}', 1, script, must=stress.MUST,
+	t = BootTest(name, f'kmemcheck={mode} {extra}'.strip(), 1, script, must=stress.MUST,
 		     must_not=stress.MUST_NOT, timeout=stress.boot_timeout(duration))
 	initrd = qemu.build_initramfs(
 		tree.stress_debs(ctx.build_dir), script,
 		os.path.join(ctx.build_dir, 'initramfs', f'{name}.cpio'), compress=False)
 	res, nmis = stress.boot(ctx.kernel, initrd, f'kunit.enable=0 {t.cmdline}',
-				t.timeout, os.path.join(ctx.logs, f'{name}.log'), echo=echo)
+				t.timeout, os.path.join(ctx.logs, f'{name}.log'))
 	for line in stress.summary(res, nmis):
 		print(f'{name}: {line}', flush=True)
 	return res, check_boot(t, res) or stress.check(res, mode)
@@ -590,9 +598,9 @@ def cmd_stress(ctx: Context, args: argparse.Namespace) -> int:
 	failed = 0
 	for boot in range(1, args.boots + 1):
 		name = f'stress-{args.mode}-boot{boot}'
-		print(f'stress: boot {boot}/{args.boots}, kmemcheck={args.mode}, '
+		print(f'stress: boot {boot}/{args.boots}, kmemcheck={args.mode} {args.cmdline}, '
 		      f'{len(stress.STRESSORS)} stressors x {args.duration} s', flush=True)
-		res, why = stress_boot(ctx, name, args.duration, args.mode)
+		res, why = stress_boot(ctx, name, args.duration, args.mode, args.cmdline)
 		print_report_summary(res.lines)
 		if why:
 			failed += 1
@@ -753,6 +761,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		       help='consecutive boots (default: %(default)s)')
 	p.add_argument('--mode', type=int, choices=(0, 1), default=1,
 		       help='kmemcheck= of the boots (default: %(default)s)')
+	p.add_argument('--cmdline', default='',
+		       help='more kernel parameters, e.g. kmemcheck.fastpath=1')
 	p.add_argument('--config', choices=configs, default='default')
 	return parser.parse_args(argv)
 
