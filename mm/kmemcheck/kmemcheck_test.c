@@ -1289,6 +1289,46 @@ static void test_init_copy_to_user(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/*
+ * copy_from_user() initializes what it copies, and only that: whether the
+ * user page is there (the fault handler copies) or not yet (the copy takes
+ * the user fault itself, single-stepped).
+ */
+static u32 *test_copy_from_user(struct kunit *test, bool user_present)
+{
+	u8 __user *user = test_user_buffer(test, PAGE_SIZE);
+	u32 *dst = test_alloc(test, 64, GFP_KERNEL);
+
+	if (user_present)
+		KUNIT_ASSERT_EQ(test, clear_user(user, 64), 0);
+	KUNIT_EXPECT_EQ(test, copy_from_user(dst, user, 32), 0);
+	expect_shadow(test, dst, 32, KMEMCHECK_SHADOW_INITIALIZED);
+	expect_shadow(test, &dst[8], 32, KMEMCHECK_SHADOW_UNINITIALIZED);
+	return dst;
+}
+
+static void test_init_copy_from_user(struct kunit *test)
+{
+	READ_ONCE(test_copy_from_user(test, true)[7]);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_init_copy_from_user_absent(struct kunit *test)
+{
+	READ_ONCE(test_copy_from_user(test, false)[7]);
+	EXPECT_NO_REPORT(test);
+}
+
+/* The twin: the bytes after those copied are still uninitialized. */
+static void test_uninit_after_copy_from_user(struct kunit *test)
+{
+	u32 *dst = test_copy_from_user(test, true);
+
+	READ_ONCE(dst[8]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_after_copy_from_user, 4,
+		      &dst[8]);
+}
+
 /* A buffer mapped for a device to read must be initialized. */
 static void test_infoleak_dma_to_device(struct kunit *test)
 {
@@ -1604,6 +1644,9 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_realloc_forgets_free),
 	KUNIT_CASE(test_infoleak_copy_to_user),
 	KUNIT_CASE(test_init_copy_to_user),
+	KUNIT_CASE(test_init_copy_from_user),
+	KUNIT_CASE(test_init_copy_from_user_absent),
+	KUNIT_CASE(test_uninit_after_copy_from_user),
 	KUNIT_CASE(test_infoleak_dma_to_device),
 	KUNIT_CASE(test_init_dma),
 	KUNIT_CASE(test_dedup_sites),

@@ -199,16 +199,16 @@ BOOT_TESTS = (
 		       r'kmemcheck-harness: sysctl took 1$']),
 	# One-shot: the first report (a known finding at boot, say) turns
 	# checking off, so the sysctl reads 2 before any report and 0 after.
-	# One-shot mode, and the fast path that lets slab pages rest.
-	BootTest('boot-kmemcheck-2', 'kmemcheck=2 kmemcheck.fastpath=2', 1,
+	# One-shot mode, and the page-by-page fast path, not the default.
+	BootTest('boot-kmemcheck-2', 'kmemcheck=2 kmemcheck.fastpath=1', 1,
 		 SHOW_MODE + SHOW_FASTPATH,
 		 must=[KSTR_BOOT_MODE[2], KSTR_MODE.format('[02]'),
-		       KSTR_FASTPATH.format(2)], max_reports=1),
+		       KSTR_FASTPATH.format(1)], max_reports=1),
 	# Bad values are refused with a message; the defaults stay.
 	BootTest('boot-kmemcheck-garbage', 'kmemcheck=banana kmemcheck.fastpath=7', 1,
 		 SHOW_MODE + SHOW_FASTPATH,
 		 must=[KSTR_BAD_PARAM, KSTR_MODE.format(r'\d'), KSTR_BAD_FASTPATH,
-		       KSTR_FASTPATH.format(1)]),
+		       KSTR_FASTPATH.format(2)]),
 	BootTest('boot-smp2', 'kmemcheck=1', 2, SHOW_MODE + SHOW_CPUS,
 		 must=[KSTR_ONE_CPU, KSTR_MODE.format(1),
 		       r'kmemcheck-harness: cpus online=0$']),

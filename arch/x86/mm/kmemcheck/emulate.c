@@ -15,13 +15,21 @@
  * left, and faults on its next page.  REP string instructions may be
  * interrupted between any two elements, so this is invisible to the code.
  *
+ * copy_to_user() and copy_from_user() are REP MOVS with one side in user
+ * space.  Their elements are done here too, with page faults disabled: a
+ * user page that is not there makes the handler fall back to the
+ * single-step, and the instruction takes the fault itself.
+ *
  * Copyright (C) 2026 The kmemcheck authors
  */
 
+#include <linux/extable.h>
+#include <linux/hardirq.h>
 #include <linux/kmemcheck.h>
 #include <linux/compiler.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/uaccess.h>
 
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
@@ -79,6 +87,34 @@ static bool kmemcheck_reachable(unsigned long addr)
 	return addr >= TASK_SIZE_MAX && kmemcheck_arch_page_present(addr);
 }
 
+/*
+ * User memory, for an instruction allowed to fault on it: one with an
+ * exception table entry, as every user access has.  Not from an NMI, which
+ * may come in the middle of a switch of address space.
+ */
+static bool kmemcheck_user(const struct pt_regs *regs, unsigned long addr,
+			   unsigned long size)
+{
+	return addr < TASK_SIZE_MAX && size <= TASK_SIZE_MAX - addr &&
+	       !in_nmi() && search_exception_tables(regs->ip);
+}
+
+/* Copy @bytes between user and kernel memory, or fail without faulting. */
+static bool kmemcheck_copy_user(unsigned long src, unsigned long dst,
+				unsigned long bytes)
+{
+	unsigned long left;
+
+	pagefault_disable();
+	if (dst < TASK_SIZE_MAX)
+		left = raw_copy_to_user((void __user *)dst, (void *)src, bytes);
+	else
+		left = raw_copy_from_user((void *)dst,
+					  (const void __user *)src, bytes);
+	pagefault_enable();
+	return !left;
+}
+
 /* Do the elements of a REP STOS or REP MOVS that lie in present pages. */
 static bool kmemcheck_rep_string(struct pt_regs *regs,
 				 const struct kmemcheck_insn *insn)
@@ -103,8 +139,19 @@ static bool kmemcheck_rep_string(struct pt_regs *regs,
 	n = min(n, kmemcheck_rep_room(dst, size));
 	if (copy)
 		n = min(n, kmemcheck_rep_room(src, size));
-	if (!n || !kmemcheck_reachable(dst) ||
-	    (copy && !kmemcheck_reachable(src)))
+	if (!n)
+		return false;
+	if (copy && (kmemcheck_user(regs, src, n * size) ||
+		     kmemcheck_user(regs, dst, n * size))) {
+		unsigned long kernel = src < TASK_SIZE_MAX ? dst : src;
+
+		if (!kmemcheck_reachable(kernel) ||
+		    !kmemcheck_copy_user(src, dst, n * size))
+			return false;
+		kmemcheck_copy(regs, src, dst, n * size);
+		goto done;
+	}
+	if (!kmemcheck_reachable(dst) || (copy && !kmemcheck_reachable(src)))
 		return false;
 
 	if (copy)
@@ -122,7 +169,7 @@ static bool kmemcheck_rep_string(struct pt_regs *regs,
 		else
 			kmemcheck_store(to, regs->ax, size);
 	}
-
+done:
 	regs->di += n * size;
 	if (copy)
 		regs->si += n * size;
