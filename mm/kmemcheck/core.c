@@ -251,9 +251,12 @@ void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
 		return;
 	/*
 	 * Everything starts unallocated; SLUB's freelist stores and the
-	 * constructor then initialize what they write, through faults.
+	 * constructor then initialize what they write, through faults.  A
+	 * slab is tracked whole or not at all: the hooks look at the first
+	 * byte of an object only, and an object may straddle pages.
 	 */
-	kmemcheck_shadow_alloc(page, 1U << order, gfp);
+	if (!kmemcheck_shadow_alloc(page, 1U << order, gfp))
+		kmemcheck_shadow_free(page, 1U << order);
 }
 
 void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init)
