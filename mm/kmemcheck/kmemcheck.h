@@ -91,10 +91,11 @@ depot_stack_handle_t kmemcheck_origin_get(unsigned long addr,
 					  enum kmemcheck_origin *kind);
 
 /* quarantine.c: how long freed objects stay checked with fastpath=2. */
-#define KMEMCHECK_QUARANTINE_OBJECTS	1024
+#define KMEMCHECK_QUARANTINE_MAX	4096
 
 struct kmem_cache;
 void kmemcheck_quarantine_add(struct kmem_cache *s, void *object);
+unsigned int kmemcheck_quarantine_length(void);
 
 /* report.c: recording in any context, printing later. */
 void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,

@@ -1162,8 +1162,8 @@ static u32 *test_free_then_others(struct kunit *test, unsigned int others,
 	struct kmem_cache *c = test_cache_create(test, 64, 0, NULL);
 	u32 *p;
 
-	if (!kmemcheck_fastpath_objects())
-		kunit_skip(test, "freed objects are quarantined with kmemcheck.fastpath=2 only");
+	if (!kmemcheck_fastpath_objects() || !kmemcheck_quarantine_length())
+		kunit_skip(test, "quarantine only with kmemcheck.fastpath=2 and kmemcheck.quarantine > 0");
 	*keep = kmem_cache_alloc(c, GFP_KERNEL);
 	p = kmem_cache_alloc(c, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, *keep);
@@ -1183,7 +1183,8 @@ static u32 *test_free_then_others(struct kunit *test, unsigned int others,
 static void test_uaf_in_quarantine(struct kunit *test)
 {
 	u32 *keep;
-	u32 *p = test_free_then_others(test, KMEMCHECK_QUARANTINE_OBJECTS / 8,
+	u32 *p = test_free_then_others(test,
+				       kmemcheck_quarantine_length() / 8,
 				       &keep);
 
 	KUNIT_EXPECT_FALSE(test, kmemcheck_page_may_rest((unsigned long)p));
@@ -1199,7 +1200,8 @@ static void test_uaf_in_quarantine(struct kunit *test)
 static void test_quarantine_expires(struct kunit *test)
 {
 	u32 *keep;
-	u32 *p = test_free_then_others(test, KMEMCHECK_QUARANTINE_OBJECTS,
+	u32 *p = test_free_then_others(test,
+				       kmemcheck_quarantine_length(),
 				       &keep);
 
 	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_UNALLOCATED);

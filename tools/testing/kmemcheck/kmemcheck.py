@@ -45,6 +45,9 @@ KSTR_MODE = r'kmemcheck-harness: kernel\.kmemcheck={}\b'
 KSTR_BAD_PARAM = r"kmemcheck: unknown boot value 'kmemcheck=banana'"
 KSTR_BAD_FASTPATH = r"kmemcheck: unknown boot value 'kmemcheck.fastpath=7'"
 KSTR_FASTPATH = r'kmemcheck-harness: fastpath={}$'
+KSTR_BAD_QUARANTINE = (r"kmemcheck: unknown boot value 'kmemcheck.quarantine=99999' "
+		       r"\(0 to 4096\), keeping 1024")
+KSTR_QUARANTINE = r'kmemcheck-harness: quarantine={}$'
 KSTR_ONE_CPU = r'kmemcheck: limiting the machine to one CPU'
 KSTR_BOOT_MODE = {0: r'kmemcheck: disabled$', 1: r'kmemcheck: enabled in report-all mode',
 		  2: r'kmemcheck: enabled in one-shot mode'}
@@ -134,6 +137,8 @@ SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/km
 SHOW_CPUS = 'echo "kmemcheck-harness: cpus online=$(cat /sys/devices/system/cpu/online)"\n'
 SHOW_FASTPATH = ('echo "kmemcheck-harness: fastpath='
 		 '$(cat /sys/module/kmemcheck/parameters/fastpath)"\n')
+SHOW_QUARANTINE = ('echo "kmemcheck-harness: quarantine='
+		   '$(cat /sys/module/kmemcheck/parameters/quarantine)"\n')
 
 
 def try_sysctl(value: str) -> str:
@@ -205,10 +210,12 @@ BOOT_TESTS = (
 		 must=[KSTR_BOOT_MODE[2], KSTR_MODE.format('[02]'),
 		       KSTR_FASTPATH.format(1)], max_reports=1),
 	# Bad values are refused with a message; the defaults stay.
-	BootTest('boot-kmemcheck-garbage', 'kmemcheck=banana kmemcheck.fastpath=7', 1,
-		 SHOW_MODE + SHOW_FASTPATH,
+	BootTest('boot-kmemcheck-garbage',
+		 'kmemcheck=banana kmemcheck.fastpath=7 kmemcheck.quarantine=99999', 1,
+		 SHOW_MODE + SHOW_FASTPATH + SHOW_QUARANTINE,
 		 must=[KSTR_BAD_PARAM, KSTR_MODE.format(r'\d'), KSTR_BAD_FASTPATH,
-		       KSTR_FASTPATH.format(2)]),
+		       KSTR_FASTPATH.format(2), KSTR_BAD_QUARANTINE,
+		       KSTR_QUARANTINE.format(1024)]),
 	BootTest('boot-smp2', 'kmemcheck=1', 2, SHOW_MODE + SHOW_CPUS,
 		 must=[KSTR_ONE_CPU, KSTR_MODE.format(1),
 		       r'kmemcheck-harness: cpus online=0$']),

@@ -509,9 +509,11 @@ def log_name(variant: Variant, run: int) -> str:
 
 
 def one_boot(ctx, variant: Variant, kernel: str, initrd: str, run: int,
-	     smp: int, timeout: float) -> Tuple[Dict[str, dict], Dict[str, int]]:
+	     smp: int, timeout: float,
+	     extra: str = '') -> Tuple[Dict[str, dict], Dict[str, int]]:
 	log_path = os.path.join(ctx.logs, f'{log_name(variant, run)}.log')
-	res = qemu.boot(kernel, initrd, f'kunit.enable=0 {variant.cmdline}'.strip(),
+	res = qemu.boot(kernel, initrd,
+			f'kunit.enable=0 {variant.cmdline} {extra}'.strip(),
 			smp, timeout, log_path)
 	why = res.failure()
 	if why:
@@ -559,7 +561,7 @@ def cmd_bench(ctx, args) -> int:
 		# Alternate: a slow spell of the host hits all variants alike.
 		for v in variants:
 			samples, mem = one_boot(ctx, v, built[v.config][0], initrds[v.config],
-						run, args.smp, args.timeout)
+						run, args.smp, args.timeout, args.cmdline)
 			for w, s in samples.items():
 				results[v.name].setdefault(w, []).append(s)
 			memory[v.name].append(mem)
@@ -622,5 +624,8 @@ def register(sub, common) -> None:
 	p.add_argument('--variants', default=','.join(v.name for v in VARIANTS),
 		       help='comma-separated variants to boot (default: all: '
 		       '%(default)s)')
+	p.add_argument('--cmdline', default='',
+		       help='more kernel parameters for every variant, '
+		       'e.g. kmemcheck.quarantine=256')
 	p.add_argument('--timeout', type=float, default=BOOT_TIMEOUT,
 		       help='seconds per boot (default: %(default)s)')
