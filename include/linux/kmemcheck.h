@@ -237,6 +237,7 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		    size_t size);
 void kmemcheck_unknown_insn(struct pt_regs *regs);
 bool kmemcheck_page_may_rest(unsigned long addr);
+void kmemcheck_hot_fault(unsigned long ip, unsigned long addr);
 bool kmemcheck_page_tracked(unsigned long addr);
 
 #else /* CONFIG_KMEMCHECK */

@@ -110,8 +110,11 @@ struct seq_file;
 void kmemcheck_report_counts_show(struct seq_file *seq);
 void kmemcheck_sites_show(struct seq_file *seq);
 
-/* demo.c: a deliberate bug on request, to see kmemcheck at work. */
+/* hot.c: the caches and instructions that take the faults. */
 struct dentry;
+void __init kmemcheck_hot_init(struct dentry *dir);
+
+/* demo.c: a deliberate bug on request, to see kmemcheck at work. */
 #ifdef CONFIG_KMEMCHECK_DEMO
 void __init kmemcheck_demo_init(struct dentry *dir);
 #else

@@ -104,6 +104,14 @@ stats() {{
 	[ -r $S ] && cat $S > /tmp/stats/$1
 }}
 stats boot
+H=/sys/kernel/debug/kmemcheck/hot
+# Where the faults of a workload came from: the busiest caches and
+# instructions (the counts are cleared before each workload).
+hot() {{
+	[ -r $H ] || return 0
+	cat $H > /tmp/hot-$1
+	awk -v w="$1" '/^faults by/ {{ n = 0 }} n++ < 6 {{ print "kmemcheck-bench: hot " w " " $0 }}' /tmp/hot-$1
+}}
 grep -E '^(MemTotal|MemFree|DirectMap[0-9]+[kM]):' /proc/meminfo |
 while read -r k v u; do
 	echo "kmemcheck-bench: meminfo $k $v kB"
@@ -123,6 +131,7 @@ run_stress() {{
 	ops=$2
 	shift 2
 	stats before-stress/$name
+	[ -w $H ] && echo > $H
 	t0=$(cat $B)
 	stress-ng "$@" > /tmp/stress-$name.log 2>&1
 	rc=$?
@@ -131,6 +140,7 @@ run_stress() {{
 	grep -qE 'skipped: [1-9]' /tmp/stress-$name.log && rc=skipped
 	stats after-stress/$name
 	echo "kmemcheck-bench: stress $name rc=$rc ops=$ops start=$t0 end=$t1"
+	hot $name
 	[ $rc = 0 ] || tail -5 /tmp/stress-$name.log
 }}
 if command -v stress-ng > /dev/null; then

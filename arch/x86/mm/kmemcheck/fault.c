@@ -234,6 +234,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	barrier();
 	WRITE_ONCE(kc->depth, kc->depth + 1);
 	kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
+	kmemcheck_hot_fault(regs->ip, address);
 
 	if (kmemcheck_decode_at(regs, buf, &raw, &insn)) {
 		kmemcheck_unknown_insn(regs);
