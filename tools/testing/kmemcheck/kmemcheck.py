@@ -45,6 +45,9 @@ KSTR_MODE = r'kmemcheck-harness: kernel\.kmemcheck={}\b'
 KSTR_BAD_PARAM = r"kmemcheck: unknown boot value 'kmemcheck=banana'"
 KSTR_BAD_FASTPATH = r"kmemcheck: unknown boot value 'kmemcheck.fastpath=7'"
 KSTR_FASTPATH = r'kmemcheck-harness: fastpath={}$'
+# debugfs hot: a cache and an instruction that took faults.
+KSTR_HOT_CACHE = r'^ +[1-9][0-9]*  kmalloc-[0-9]+$'
+KSTR_HOT_INSN = r'^ +[1-9][0-9]*  \S+\+0x[0-9a-f]+/0x[0-9a-f]+$'
 KSTR_BAD_QUARANTINE = (r"kmemcheck: unknown boot value 'kmemcheck.quarantine=99999' "
 		       r"\(0 to 4096\), keeping 1024")
 KSTR_QUARANTINE = r'kmemcheck-harness: quarantine={}$'
@@ -164,7 +167,7 @@ def try_param(name: str, value: str) -> str:
 FAULT_PARAM = try_param('fault', 'panic') + try_param('fault', 'banana') + \
 	try_param('fault', 'report')
 
-DEBUGFS = ('for f in stats reports; do echo "kmemcheck-harness: $f:"; '
+DEBUGFS = ('for f in stats reports hot; do echo "kmemcheck-harness: $f:"; '
 	   'cat /sys/kernel/debug/kmemcheck/$f; done\n')
 # The demo's infoleak twin: a read of only the initialized first byte of the
 # reply copies nothing uninitialized.  Before the leaking read, whose
@@ -192,8 +195,9 @@ BOOT_TESTS = (
 		 must=[KSTR_BOOT_MODE[0], KSTR_MODE.format(0),
 		       r'kmemcheck-harness: sysctl refused 1$',
 		       r'^tracked pages: 0$', r'^page faults: 0$', r'^reports: 0$',
-		       r'^reports uninit-value: 0$'],
-		 must_not=[KSTR_ANY_REPORT]),
+		       r'^reports uninit-value: 0$', r'^faults by cache:$',
+		       r'^faults by instruction:$'],
+		 must_not=[KSTR_ANY_REPORT, KSTR_HOT_CACHE, KSTR_HOT_INSN]),
 	BootTest('boot-kmemcheck-1', 'kmemcheck=1', 1, SHOW_MODE + SYSCTL_ON + FAULT_PARAM,
 		 must=[KSTR_BOOT_MODE[1], KSTR_MODE.format(1),
 		       r'kmemcheck-harness: fault took panic, reads panic$',
@@ -232,7 +236,8 @@ BOOT_TESTS = (
 		       r'^single-steps: [1-9]', r'^reports: [1-9]',
 		       r'^reports uninit-value: [1-9]', r'^reports kernel-infoleak: [1-9]',
 		       debugfs_line('uninit-value', r'kmemcheck_demo_uninit_read\S*', r'init/1\b'),
-		       debugfs_line('kernel-infoleak', r'\S+', r'cat/\d+\b')],
+		       debugfs_line('kernel-infoleak', r'\S+', r'cat/\d+\b'),
+		       KSTR_HOT_CACHE, KSTR_HOT_INSN],
 		 reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$']),
 	# kmemcheck.fault=panic: the first report panics, whichever it is (a
 	# known finding at boot, of any type, may come before the demo's).
