@@ -15,6 +15,7 @@
  * Copyright (C) 2026 The kmemcheck authors
  */
 
+#include <linux/bits.h>
 #include <linux/debugfs.h>
 #include <linux/hardirq.h>
 #include <linux/hash.h>
@@ -30,7 +31,7 @@
 #include "kmemcheck.h"
 
 #define KMEMCHECK_HOT_BITS	8
-#define KMEMCHECK_HOT_SLOTS	(1U << KMEMCHECK_HOT_BITS)
+#define KMEMCHECK_HOT_SLOTS	BIT(KMEMCHECK_HOT_BITS)
 /* Slots tried before a new key is counted as "other". */
 #define KMEMCHECK_HOT_PROBES	8
 /* Lines printed per table. */

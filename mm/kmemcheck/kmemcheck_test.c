@@ -1163,7 +1163,7 @@ static u32 *test_free_then_others(struct kunit *test, unsigned int others,
 	u32 *p;
 
 	if (!kmemcheck_fastpath_objects() || !kmemcheck_quarantine_length())
-		kunit_skip(test, "quarantine only with kmemcheck.fastpath=2 and kmemcheck.quarantine > 0");
+		kunit_skip(test, "needs kmemcheck.fastpath=2 and a quarantine");
 	*keep = kmem_cache_alloc(c, GFP_KERNEL);
 	p = kmem_cache_alloc(c, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, *keep);
