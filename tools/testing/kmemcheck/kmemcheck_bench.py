@@ -83,9 +83,10 @@ STAT_FAULTS, STAT_STEPS = 'page faults', 'single-steps'
 STAT_PAGES, STAT_SHADOW = 'tracked pages', 'shadow bytes'
 
 
-# Options that CONFIG_KMEMCHECK itself turns off: part of its cost even
-# with kmemcheck=0.  Word-at-a-time name hashing reads past the NUL.
-KMEMCHECK_CHANGES = ('CONFIG_DCACHE_WORD_ACCESS',)
+# Options that CONFIG_KMEMCHECK itself changes: part of its cost even with
+# kmemcheck=0.  Word-at-a-time name hashing reads past the NUL; the stack
+# depot, which holds the origins, is set up at boot.
+KMEMCHECK_CHANGES = ('CONFIG_DCACHE_WORD_ACCESS', 'CONFIG_STACKDEPOT_ALWAYS_INIT')
 
 
 # ------------------------------------------------------------ the guest ---
