@@ -250,10 +250,12 @@ void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
 	if (kmemcheck_cache_untracked(s) || PageHighMem(page))
 		return;
 	/*
-	 * Everything starts unallocated; SLUB's freelist stores and the
-	 * constructor then initialize what they write, through faults.  A
-	 * slab is tracked whole or not at all: the hooks look at the first
-	 * byte of an object only, and an object may straddle pages.
+	 * Everything starts unallocated.  SLUB's freelist stores initialize
+	 * what they write (marked by set_freepointer() itself); so do the
+	 * constructor's, through faults, unless kmemcheck.fastpath=2 lets
+	 * the page rest first.  A slab is tracked whole or not at all: the
+	 * hooks look at the first byte of an object only, and an object may
+	 * straddle pages.
 	 */
 	if (!kmemcheck_shadow_alloc(page, 1U << order, gfp))
 		kmemcheck_shadow_free(page, 1U << order);
@@ -273,7 +275,8 @@ void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init)
 void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
 {
 	/* Free objects of these caches may legitimately be read. */
-	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU))
+	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU) ||
+	    !kmemcheck_shadow_of((unsigned long)object))
 		return;
 	kmemcheck_shadow_set((unsigned long)object, s->object_size,
 			     KMEMCHECK_SHADOW_FREED);

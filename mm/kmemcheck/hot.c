@@ -92,9 +92,9 @@ void kmemcheck_hot_fault(unsigned long ip, unsigned long addr)
 			       (unsigned long)slab->slab_cache :
 			       KMEMCHECK_HOT_PAGES);
 	if (e) {
-		if (!e->count)
-			strscpy(e->name, slab ? slab->slab_cache->name :
-				"(page allocator)", sizeof(e->name));
+		/* Every time: a new cache may take the place of one destroyed. */
+		strscpy(e->name, slab ? slab->slab_cache->name :
+			"(page allocator)", sizeof(e->name));
 		e->count++;
 	}
 	local_irq_restore(flags);

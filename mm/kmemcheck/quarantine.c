@@ -13,7 +13,9 @@
  * The bet is KASAN's: most uses after free come soon after the free.  The
  * object is not kept from being reused, unlike in KASAN's quarantine: SLUB
  * hands out the last freed object first, so most entries find the object
- * allocated again when they expire, and leave it alone.
+ * allocated again when they expire, and leave it alone.  An object freed
+ * again while an older entry of it is still queued leaves the quarantine
+ * with that older entry, early.
  *
  * kmemcheck runs the machine on one CPU, so the queue needs interrupts off
  * and no lock.  Frees in NMI context are not queued: their objects stay

@@ -7,14 +7,15 @@
  * split_page() and partial frees of high-order blocks trivially right.
  *
  * The shadow page's private field counts the bytes of the page that keep
- * it hidden: those not initialized.  A page whose count drops to zero has
- * nothing left to check: unless kmemcheck.fastpath=0, it rests mapped and
- * takes no fault until one of its bytes stops being initialized (an
- * allocation, a free, a copy of uninitialized bytes into it), when it is
- * hidden again.  Stores to a resting page need no record: its bytes are
- * initialized already.
+ * it hidden.  A page whose count drops to zero rests mapped, unless
+ * kmemcheck.fastpath=0, and takes no fault until one of its bytes starts
+ * to keep it hidden again (an allocation, a free, a copy of uninitialized
+ * bytes into it).  With kmemcheck.fastpath=1 the count is of the bytes not
+ * initialized: a resting page has nothing left to check, and stores to it
+ * need no record.
  *
- * A slab page almost always holds a free object, so it would never rest.
+ * A slab page almost always holds a free object, so with fastpath=1 it
+ * seldom rests.
  * kmemcheck.fastpath=2 counts only the uninitialized bytes and the bytes
  * of objects freed recently (quarantine.c): a slab page rests as soon as
  * every byte of its allocated objects is written and its last freed object

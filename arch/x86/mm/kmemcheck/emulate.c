@@ -31,6 +31,7 @@
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 
+#include <asm/cpufeature.h>
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
 #include <asm/kmemcheck.h>
@@ -89,14 +90,18 @@ static bool kmemcheck_reachable(unsigned long addr)
 
 /*
  * User memory, for an instruction allowed to fault on it: one with an
- * exception table entry, as every user access has.  Not from an NMI, which
- * may come in the middle of a switch of address space.
+ * exception table entry, as every user access has, and allowed to touch
+ * it (with SMAP, inside user_access_begin()/end(): the copy here opens the
+ * access itself).  Not from an NMI, which may come in the middle of a
+ * switch of address space.
  */
 static bool kmemcheck_user(const struct pt_regs *regs, unsigned long addr,
 			   unsigned long size)
 {
 	return addr < TASK_SIZE_MAX && size <= TASK_SIZE_MAX - addr &&
-	       !in_nmi() && search_exception_tables(regs->ip);
+	       !in_nmi() && search_exception_tables(regs->ip) &&
+	       (regs->flags & X86_EFLAGS_AC ||
+		!cpu_feature_enabled(X86_FEATURE_SMAP));
 }
 
 /* Copy @bytes between user and kernel memory, or fail without faulting. */
