@@ -215,6 +215,7 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_SHADOW_FAILED,	/* shadow allocations failed */
 	KMEMCHECK_COUNTER_FAULTS,		/* page faults handled */
 	KMEMCHECK_COUNTER_STEPS,		/* single-steps completed */
+	KMEMCHECK_COUNTER_EMULATED,		/* faults done without a step */
 	KMEMCHECK_COUNTER_CANCELLED,		/* steps cut by a nested fault */
 	KMEMCHECK_COUNTER_UNKNOWN_INSN,		/* faults on undecodable insns */
 	KMEMCHECK_COUNTER_REPORTS,		/* reports printed */
@@ -237,6 +238,7 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		    size_t size);
 void kmemcheck_unknown_insn(struct pt_regs *regs);
 bool kmemcheck_page_may_rest(unsigned long addr);
+bool kmemcheck_may_emulate(void);
 void kmemcheck_hot_fault(unsigned long ip, unsigned long addr);
 bool kmemcheck_page_tracked(unsigned long addr);
 

@@ -17,6 +17,7 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_SHADOW_FAILED]	= "shadow allocation failures",
 	[KMEMCHECK_COUNTER_FAULTS]		= "page faults",
 	[KMEMCHECK_COUNTER_STEPS]		= "single-steps",
+	[KMEMCHECK_COUNTER_EMULATED]		= "emulated instructions",
 	[KMEMCHECK_COUNTER_CANCELLED]		= "cancelled steps",
 	[KMEMCHECK_COUNTER_UNKNOWN_INSN]	= "unknown instructions",
 	[KMEMCHECK_COUNTER_REPORTS]		= "reports",

@@ -39,6 +39,8 @@
 #include <linux/uaccess.h>
 #include <trace/events/printk.h>
 
+#include <asm/processor-flags.h>
+
 #include "../slab.h"
 #include "kmemcheck.h"
 
@@ -405,6 +407,16 @@ static struct kmem_cache *test_cache_create(struct kunit *test, size_t size,
 				       flags | SLAB_NO_MERGE, ctor);
 	KUNIT_ASSERT_NOT_NULL(test, test_cache);
 	return test_cache;
+}
+
+/*
+ * The bytes of a REP MOVS that one check covers: the chunk the fault
+ * handler copies at once (here all of them), or one element when
+ * kmemcheck.fastpath=0 single-steps the copy, as mainline kmemcheck did.
+ */
+static size_t test_rep_chunk(size_t whole, size_t element)
+{
+	return kmemcheck_may_emulate() ? whole : element;
 }
 
 /*
@@ -827,8 +839,13 @@ static void test_infoleak_memcpy(struct kunit *test)
 
 	WRITE_ONCE(src[0], 1);
 	test_memcpy(test_untracked, src, sizeof(test_untracked));
-	EXPECT_REPORT(test, INFOLEAK, test_infoleak_memcpy,
-		      sizeof(test_untracked), src, test_untracked, &src[1]);
+	if (kmemcheck_may_emulate())
+		EXPECT_REPORT(test, INFOLEAK, test_infoleak_memcpy,
+			      sizeof(test_untracked), src, test_untracked,
+			      &src[1]);
+	else
+		EXPECT_REPORT(test, INFOLEAK, test_infoleak_memcpy, 4, &src[1],
+			      &test_untracked[1]);
 }
 
 static void test_init_memcpy_untracked(struct kunit *test)
@@ -852,8 +869,12 @@ static void test_infoleak_movsb(struct kunit *test)
 	asm volatile("rep movsb"
 		     : "+S" (s), "+D" (d), "+c" (n)
 		     : : "memory");
-	EXPECT_REPORT(test, INFOLEAK, test_infoleak_movsb, sizeof(buf), src,
-		      buf, &src[1]);
+	if (kmemcheck_may_emulate())
+		EXPECT_REPORT(test, INFOLEAK, test_infoleak_movsb, sizeof(buf),
+			      src, buf, &src[1]);
+	else
+		EXPECT_REPORT(test, INFOLEAK, test_infoleak_movsb, 1, &src[1],
+			      &buf[1]);
 }
 
 /* Copying freed bytes is the use-after-free; they arrive uninitialized. */
@@ -870,7 +891,7 @@ static void test_uaf_movsb(struct kunit *test)
 	asm volatile("rep movsb"
 		     : "+S" (s), "+D" (d), "+c" (n)
 		     : : "memory");
-	EXPECT_REPORT(test, UAF, test_uaf_movsb, 16, src);
+	EXPECT_REPORT(test, UAF, test_uaf_movsb, test_rep_chunk(16, 1), src);
 	expect_shadow(test, dst, 16, KMEMCHECK_SHADOW_UNINITIALIZED);
 }
 
@@ -957,6 +978,176 @@ static void test_init_bts(struct kunit *test)
 
 	WRITE_ONCE(*p, 0);
 	KUNIT_EXPECT_FALSE(test, test_and_set_bit(1, p));
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== Arithmetic done in the fault handler ===== */
+
+#define TEST_ALU_FLAGS	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
+			 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_OF)
+
+/*
+ * Define test_alu_<name>(), which runs @insn with %[m] the u32 at @m, %[r]
+ * %eax, holding *@eax, and %[s] another register, holding @src, after STC
+ * (INC and DEC must keep CF), and returns the arithmetic flags it left.
+ */
+#define TEST_ALU(name, insn)						\
+static unsigned long test_alu_##name(u32 *m, unsigned long *eax,	\
+				     unsigned long src)			\
+{									\
+	unsigned long flags;						\
+									\
+	asm volatile("stc\n\t" insn "\n\t"				\
+		     "pushfl\n\t"					\
+		     "popl %[f]"					\
+		     : [m] "+m" (*m), [r] "+a" (*eax), [f] "=r" (flags)	\
+		     : [s] "q" (src) : "cc");				\
+	return flags & TEST_ALU_FLAGS;					\
+}
+
+TEST_ALU(add_to_mem, "addl %[s], %[m]")
+TEST_ALU(add_to_reg, "addl %[m], %[r]")
+TEST_ALU(or_byte, "orb %b[r], %[m]")
+TEST_ALU(and_word, "andw %w[r], %[m]")
+TEST_ALU(sub_to_reg, "subl %[m], %[r]")
+TEST_ALU(xor, "xorl %[r], %[m]")
+TEST_ALU(cmp_mem_reg, "cmpl %[r], %[m]")
+TEST_ALU(cmp_reg_mem, "cmpl %[m], %[r]")
+TEST_ALU(test, "testl %[r], %[m]")
+TEST_ALU(test_imm_byte, "testb $0x80, %[m]")
+TEST_ALU(add_imm8, "addl $-3, %[m]")
+TEST_ALU(cmp_imm_word, "cmpw $0x1234, %[m]")
+TEST_ALU(and_imm, "andl $0x0f0f0f0f, %[m]")
+TEST_ALU(inc, "incl %[m]")
+TEST_ALU(dec_byte, "decb %[m]")
+TEST_ALU(xadd, "xaddl %[r], %[m]")
+TEST_ALU(xchg, "xchgl %[r], %[m]")
+TEST_ALU(cmpxchg, "lock cmpxchgl %[s], %[m]")
+TEST_ALU(cmpxchg_byte, "lock cmpxchgb %b[s], %[m]")
+
+static const struct test_alu_case {
+	const char *name;
+	unsigned long (*run)(u32 *m, unsigned long *eax, unsigned long src);
+	u32 mem;
+	unsigned long eax, src;
+	bool no_flags;		/* sets none: they are what they were */
+} test_alu_cases[] = {
+	{ "add to memory", test_alu_add_to_mem, 0x7fffffff, 0, 1 },
+	{ "add to a register", test_alu_add_to_reg, 0xfffffff0, 0x20, 0 },
+	{ "or byte", test_alu_or_byte, 0x12345600, 0x80, 0 },
+	{ "and word", test_alu_and_word, 0xffff00ff, 0xf0f0, 0 },
+	{ "sub from a register", test_alu_sub_to_reg, 5, 3, 0 },
+	{ "xor", test_alu_xor, 0x5a5a5a5a, 0x5a5a5a5a, 0 },
+	{ "cmp memory, register", test_alu_cmp_mem_reg, 1, 2, 0 },
+	{ "cmp register, memory", test_alu_cmp_reg_mem, 1, 2, 0 },
+	{ "test", test_alu_test, 0xf0, 0x0f, 0 },
+	{ "test byte, immediate", test_alu_test_imm_byte, 0x80, 0, 0 },
+	{ "add sign-extended imm8", test_alu_add_imm8, 2, 0, 0 },
+	{ "cmp word, immediate", test_alu_cmp_imm_word, 0xffff1234, 0, 0 },
+	{ "and immediate", test_alu_and_imm, 0xf0f0f0f0, 0, 0 },
+	{ "inc", test_alu_inc, 0xffffffff, 0, 0 },
+	{ "dec byte", test_alu_dec_byte, 0x100, 0, 0 },
+	{ "xadd", test_alu_xadd, 40, 2, 0 },
+	{ "xchg", test_alu_xchg, 1, 2, 0, true },
+	{ "cmpxchg that swaps", test_alu_cmpxchg, 7, 7, 9 },
+	{ "cmpxchg that fails", test_alu_cmpxchg, 7, 8, 9 },
+	{ "cmpxchg byte", test_alu_cmpxchg_byte, 0x107, 7, 9 },
+};
+
+static long test_counter(enum kmemcheck_counter c)
+{
+	return atomic_long_read(&kmemcheck_counters[c]);
+}
+
+/*
+ * Run a case on a u32 of a hidden tracked page, and on one of the stack,
+ * and expect the same memory, %eax and flags.  Unless kmemcheck.fastpath=0
+ * the fault handler does the instruction itself, with no single-step:
+ * expect that too.  Interrupts are off, so that the counters move for
+ * this instruction only.
+ */
+static void expect_alu_same(struct kunit *test, u32 *p,
+			    const struct test_alu_case *c)
+{
+	unsigned long eax = c->eax, local_eax = c->eax, flags, local_flags;
+	long emulated, steps;
+	unsigned long irq;
+	u32 local = c->mem;
+
+	WRITE_ONCE(*p, c->mem);
+	local_irq_save(irq);
+	emulated = test_counter(KMEMCHECK_COUNTER_EMULATED);
+	steps = test_counter(KMEMCHECK_COUNTER_STEPS);
+	flags = c->run(p, &eax, c->src);
+	emulated = test_counter(KMEMCHECK_COUNTER_EMULATED) - emulated;
+	steps = test_counter(KMEMCHECK_COUNTER_STEPS) - steps;
+	local_irq_restore(irq);
+	local_flags = c->run(&local, &local_eax, c->src);
+
+	KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(*p), local, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, eax, local_eax, "%s: %%eax", c->name);
+	if (!c->no_flags)
+		KUNIT_EXPECT_EQ_MSG(test, flags, local_flags, "%s: flags",
+				    c->name);
+	if (kmemcheck_may_emulate()) {
+		KUNIT_EXPECT_EQ_MSG(test, emulated, 1, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, steps, 0, "%s", c->name);
+	}
+}
+
+/* Every form the fault handler does itself gives what the CPU gives. */
+static void test_init_alu_emulated(struct kunit *test)
+{
+	/* The second word stays uninitialized: the page stays hidden. */
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(test_alu_cases); i++)
+		expect_alu_same(test, p, &test_alu_cases[i]);
+	EXPECT_NO_REPORT(test);
+}
+
+/* An ADD to memory reads it first. */
+static void test_uninit_add_imm(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	asm volatile("addl $1, %0" : "+m" (*p) : : "cc");
+	EXPECT_REPORT(test, UNINIT, test_uninit_add_imm, 4, p);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+static void test_init_add_imm(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	WRITE_ONCE(*p, 1);
+	asm volatile("addl $1, %0" : "+m" (*p) : : "cc");
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*p), 2);
+	EXPECT_NO_REPORT(test);
+}
+
+/* A CMP of a byte reads that byte only. */
+static void test_uninit_cmp_byte(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	bool zero;
+
+	WRITE_ONCE(p[0], 0);
+	asm volatile("cmpb $0, %1\n\tsete %0"
+		     : "=q" (zero) : "m" (p[1]) : "cc");
+	EXPECT_REPORT(test, UNINIT, test_uninit_cmp_byte, 1, p + 1);
+}
+
+static void test_init_cmp_byte(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	bool zero;
+
+	WRITE_ONCE(p[0], 0);
+	asm volatile("cmpb $0, %1\n\tsete %0"
+		     : "=q" (zero) : "m" (p[0]) : "cc");
+	KUNIT_EXPECT_TRUE(test, zero);
 	EXPECT_NO_REPORT(test);
 }
 
@@ -1402,17 +1593,18 @@ static unsigned long site_count(struct kunit *test, const void *fn)
 static void test_dedup_sites(struct kunit *test)
 {
 	u32 *src = test_alloc(test, sizeof(test_untracked), GFP_KERNEL);
+	size_t chunk = test_rep_chunk(sizeof(test_untracked), 4);
+	unsigned long bad = sizeof(test_untracked) / chunk;
 
 	test_leak_a(test_untracked, src, sizeof(test_untracked));
 	test_leak_a(test_untracked, src, sizeof(test_untracked));
 	test_leak_b(test_untracked, src, sizeof(test_untracked));
-	EXPECT_REPORT(test, INFOLEAK, test_leak_a, sizeof(test_untracked),
-		      src, test_untracked);
-	EXPECT_REPORT(test, INFOLEAK, test_leak_b, sizeof(test_untracked),
-		      src, test_untracked);
+	EXPECT_REPORT(test, INFOLEAK, test_leak_a, chunk, src, test_untracked);
+	EXPECT_REPORT(test, INFOLEAK, test_leak_b, chunk, src, test_untracked);
 	KUNIT_EXPECT_EQ(test, report_count(), 2);
-	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_a), 2);
-	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_b), 1);
+	/* Bad accesses: one per copy, or per element when single-stepped. */
+	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_a), 2 * bad);
+	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_b), bad);
 }
 
 /* The twin: the same callers with initialized bytes. */
@@ -1622,6 +1814,11 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_init_xadd),
 	KUNIT_CASE(test_uninit_bts),
 	KUNIT_CASE(test_init_bts),
+	KUNIT_CASE(test_init_alu_emulated),
+	KUNIT_CASE(test_uninit_add_imm),
+	KUNIT_CASE(test_init_add_imm),
+	KUNIT_CASE(test_uninit_cmp_byte),
+	KUNIT_CASE(test_init_cmp_byte),
 	KUNIT_CASE(test_init_setcc),
 	KUNIT_CASE(test_uninit_setcc_neighbour),
 	KUNIT_CASE(test_uninit_push),

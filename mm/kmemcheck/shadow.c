@@ -55,7 +55,7 @@
 #define MODULE_PARAM_PREFIX "kmemcheck."
 
 enum kmemcheck_fastpath {
-	KMEMCHECK_FASTPATH_OFF,		/* every page stays hidden */
+	KMEMCHECK_FASTPATH_OFF,		/* every access faults and is stepped */
 	KMEMCHECK_FASTPATH_PAGES,	/* pages all initialized rest */
 	KMEMCHECK_FASTPATH_OBJECTS,	/* pages with no uninit or fresh free rest */
 };
@@ -92,6 +92,19 @@ module_param_cb(fastpath, &kmemcheck_fastpath_ops, &kmemcheck_fastpath, 0444);
 bool kmemcheck_fastpath_objects(void)
 {
 	return kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS;
+}
+
+/**
+ * kmemcheck_may_emulate() - may the fault handler do instructions itself?
+ *
+ * kmemcheck.fastpath=0 single-steps every access, as mainline kmemcheck
+ * did, to measure what the fast path saves.
+ *
+ * Return: true unless kmemcheck.fastpath=0.
+ */
+bool kmemcheck_may_emulate(void)
+{
+	return READ_ONCE(kmemcheck_fastpath) != KMEMCHECK_FASTPATH_OFF;
 }
 
 /* Does a byte in @state keep its page hidden? */

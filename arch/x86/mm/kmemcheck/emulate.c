@@ -23,15 +23,15 @@
  * Copyright (C) 2026 The kmemcheck authors
  */
 
+#include <linux/compiler.h>
+#include <linux/cpufeature.h>
 #include <linux/extable.h>
 #include <linux/hardirq.h>
 #include <linux/kmemcheck.h>
-#include <linux/compiler.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 
-#include <asm/cpufeature.h>
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
 #include <asm/kmemcheck.h>
@@ -184,6 +184,15 @@ done:
 	return true;
 }
 
+/* Replace the low @size bytes of @reg, as a 1- or 2-byte operation does. */
+static void kmemcheck_set_low(unsigned long *reg, unsigned long val,
+			      unsigned int size)
+{
+	unsigned long mask = size < 4 ? (1UL << (8 * size)) - 1 : ~0UL;
+
+	*reg = (*reg & ~mask) | (val & mask);
+}
+
 /*
  * The register operand of a MOV, or NULL if it is one this code does not
  * handle: %ah-%bh share a register with %al-%bl, and %esp is left to the
@@ -234,11 +243,7 @@ static bool kmemcheck_mov(struct pt_regs *regs, struct insn *insn,
 		break;
 	case INSN_MMIO_READ:
 		kmemcheck_access(regs, a->addr, bytes, true, false);
-		val = kmemcheck_load(mem, bytes);
-		/* A 1- or 2-byte load keeps the rest of the register. */
-		if (bytes < 4)
-			val |= *reg & ~((1UL << (8 * bytes)) - 1);
-		*reg = val;
+		kmemcheck_set_low(reg, kmemcheck_load(mem, bytes), bytes);
 		break;
 	case INSN_MMIO_READ_ZERO_EXTEND:
 	case INSN_MMIO_READ_SIGN_EXTEND:
@@ -254,6 +259,278 @@ static bool kmemcheck_mov(struct pt_regs *regs, struct insn *insn,
 		return false;
 	}
 done:
+	regs->ip += insn->length;
+	return true;
+}
+
+/* What an arithmetic instruction does with its memory operand. */
+enum kmemcheck_alu_op {
+	KMEMCHECK_ALU_ADD,
+	KMEMCHECK_ALU_OR,
+	KMEMCHECK_ALU_AND,
+	KMEMCHECK_ALU_SUB,
+	KMEMCHECK_ALU_XOR,
+	KMEMCHECK_ALU_CMP,
+	KMEMCHECK_ALU_TEST,
+	KMEMCHECK_ALU_INC,
+	KMEMCHECK_ALU_DEC,
+	KMEMCHECK_ALU_XADD,
+	KMEMCHECK_ALU_XCHG,
+	KMEMCHECK_ALU_CMPXCHG,
+	KMEMCHECK_ALU_NONE,
+};
+
+/* The group 1 operations, by ModRM.reg, and by bits 5:3 of opcodes 00-3F. */
+static const u8 kmemcheck_alu_group1[8] = {
+	KMEMCHECK_ALU_ADD, KMEMCHECK_ALU_OR, KMEMCHECK_ALU_NONE /* ADC */,
+	KMEMCHECK_ALU_NONE /* SBB */, KMEMCHECK_ALU_AND, KMEMCHECK_ALU_SUB,
+	KMEMCHECK_ALU_XOR, KMEMCHECK_ALU_CMP,
+};
+
+/* The flags an operation sets: INC and DEC keep CF, XCHG sets none. */
+#define KMEMCHECK_ALU_FLAGS	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
+				 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_OF)
+
+static unsigned long kmemcheck_alu_flags(enum kmemcheck_alu_op op)
+{
+	switch (op) {
+	case KMEMCHECK_ALU_INC:
+	case KMEMCHECK_ALU_DEC:
+		return KMEMCHECK_ALU_FLAGS & ~X86_EFLAGS_CF;
+	case KMEMCHECK_ALU_XCHG:
+		return 0;
+	default:
+		return KMEMCHECK_ALU_FLAGS;
+	}
+}
+
+/*
+ * One instruction on the memory at @d, with @s (and @a, %eax, for
+ * CMPXCHG) in registers of the operand size of @insn's suffix, named by
+ * the operand modifier @mod: the CPU computes the result and the flags
+ * exactly as the faulting instruction would have.  No LOCK prefix:
+ * kmemcheck runs the machine on one CPU, and a single instruction is
+ * atomic against the NMIs that may come in.
+ */
+#define KMEMCHECK_ALU_ASM(insn, mod, d, s, a)				\
+({									\
+	unsigned long __flags;						\
+									\
+	asm volatile(insn " %" mod "[src], (%[dst])\n\t"		\
+		     "pushfl\n\t"					\
+		     "popl %[fl]"					\
+		     : [src] "+q" (s), [fl] "=r" (__flags), "+a" (a)	\
+		     : [dst] "r" (d) : "cc", "memory");			\
+	__flags;							\
+})
+
+#define KMEMCHECK_ALU_UNARY(insn, d)					\
+({									\
+	unsigned long __flags;						\
+									\
+	asm volatile(insn " (%[dst])\n\t"				\
+		     "pushfl\n\t"					\
+		     "popl %[fl]"					\
+		     : [fl] "=r" (__flags)				\
+		     : [dst] "r" (d) : "cc", "memory");			\
+	__flags;							\
+})
+
+/*
+ * kmemcheck_alu_b(), _w() and _l(): do @op on the memory at @d with *@s,
+ * which XADD, XCHG and CMPXCHG also write, and *@a as %eax for CMPXCHG.
+ * Return the flags the CPU set.
+ */
+#define KMEMCHECK_ALU_FN(sfx, mod)					\
+static unsigned long kmemcheck_alu_##sfx(enum kmemcheck_alu_op op,	\
+					 unsigned long d,		\
+					 unsigned long *s,		\
+					 unsigned long *a)		\
+{									\
+	unsigned long flags = 0;					\
+									\
+	switch (op) {							\
+	case KMEMCHECK_ALU_ADD:						\
+		flags = KMEMCHECK_ALU_ASM("add" #sfx, #mod, d, *s, *a);	\
+		break;							\
+	case KMEMCHECK_ALU_OR:						\
+		flags = KMEMCHECK_ALU_ASM("or" #sfx, #mod, d, *s, *a);	\
+		break;							\
+	case KMEMCHECK_ALU_AND:						\
+		flags = KMEMCHECK_ALU_ASM("and" #sfx, #mod, d, *s, *a);	\
+		break;							\
+	case KMEMCHECK_ALU_SUB:						\
+		flags = KMEMCHECK_ALU_ASM("sub" #sfx, #mod, d, *s, *a);	\
+		break;							\
+	case KMEMCHECK_ALU_XOR:						\
+		flags = KMEMCHECK_ALU_ASM("xor" #sfx, #mod, d, *s, *a);	\
+		break;							\
+	case KMEMCHECK_ALU_CMP:						\
+		flags = KMEMCHECK_ALU_ASM("cmp" #sfx, #mod, d, *s, *a);	\
+		break;							\
+	case KMEMCHECK_ALU_TEST:					\
+		flags = KMEMCHECK_ALU_ASM("test" #sfx, #mod, d, *s, *a); \
+		break;							\
+	case KMEMCHECK_ALU_XADD:					\
+		flags = KMEMCHECK_ALU_ASM("xadd" #sfx, #mod, d, *s, *a); \
+		break;							\
+	case KMEMCHECK_ALU_XCHG:					\
+		flags = KMEMCHECK_ALU_ASM("xchg" #sfx, #mod, d, *s, *a); \
+		break;							\
+	case KMEMCHECK_ALU_CMPXCHG:					\
+		flags = KMEMCHECK_ALU_ASM("cmpxchg" #sfx, #mod, d, *s, *a); \
+		break;							\
+	case KMEMCHECK_ALU_INC:						\
+		flags = KMEMCHECK_ALU_UNARY("inc" #sfx, d);		\
+		break;							\
+	case KMEMCHECK_ALU_DEC:						\
+		flags = KMEMCHECK_ALU_UNARY("dec" #sfx, d);		\
+		break;							\
+	default:							\
+		break;							\
+	}								\
+	return flags;							\
+}
+
+KMEMCHECK_ALU_FN(b, b)
+KMEMCHECK_ALU_FN(w, w)
+KMEMCHECK_ALU_FN(l, k)
+
+/*
+ * Do @op on @size bytes at @dst with the register value *@src, and %eax in
+ * *@ax; both are updated as the instruction updates them.  Return the flags
+ * it set.
+ */
+static unsigned long kmemcheck_alu(enum kmemcheck_alu_op op, void *dst,
+				   unsigned long *src, unsigned long *ax,
+				   unsigned int size)
+{
+	unsigned long d = (unsigned long)dst, s = *src, a = *ax, flags;
+
+	if (size == 1)
+		flags = kmemcheck_alu_b(op, d, &s, &a);
+	else if (size == 2)
+		flags = kmemcheck_alu_w(op, d, &s, &a);
+	else
+		flags = kmemcheck_alu_l(op, d, &s, &a);
+	kmemcheck_set_low(src, s, size);
+	kmemcheck_set_low(ax, a, size);
+	return flags;
+}
+
+/* One arithmetic instruction with a memory operand, as decoded. */
+struct kmemcheck_alu_insn {
+	enum kmemcheck_alu_op op;
+	bool to_reg;		/* the register is the destination */
+	bool imm;		/* the source is the immediate */
+	unsigned int size;
+};
+
+/*
+ * Sort the arithmetic instructions that this code does: group 1 but ADC
+ * and SBB, TEST, INC, DEC, XADD, XCHG and CMPXCHG, with a register or an
+ * immediate; all set their flags whatever the flags were.
+ */
+static bool kmemcheck_alu_decode(struct insn *insn,
+				 struct kmemcheck_alu_insn *alu)
+{
+	u8 op0 = insn->opcode.bytes[0], op1 = insn->opcode.bytes[1];
+	unsigned int reg = X86_MODRM_REG(insn->modrm.value);
+	bool byte = !(op0 & 1);
+
+	alu->to_reg = false;
+	alu->imm = false;
+	alu->op = KMEMCHECK_ALU_NONE;
+
+	if (insn->opcode.nbytes == 1 && op0 < 0x40 && (op0 & 7) < 4) {
+		alu->op = kmemcheck_alu_group1[op0 >> 3];
+		alu->to_reg = op0 & 2;
+	} else if (insn->opcode.nbytes == 1) {
+		switch (op0) {
+		case 0x80:
+		case 0x81:
+		case 0x83:
+			alu->op = kmemcheck_alu_group1[reg];
+			alu->imm = true;
+			byte = op0 == 0x80;
+			break;
+		case 0x84:
+		case 0x85:
+			alu->op = KMEMCHECK_ALU_TEST;
+			break;
+		case 0x86:
+		case 0x87:
+			alu->op = KMEMCHECK_ALU_XCHG;
+			break;
+		case 0xf6:
+		case 0xf7:
+			if (reg == 0) {
+				alu->op = KMEMCHECK_ALU_TEST;
+				alu->imm = true;
+			}
+			break;
+		case 0xfe:
+		case 0xff:
+			if (reg <= 1)
+				alu->op = reg ? KMEMCHECK_ALU_DEC :
+						KMEMCHECK_ALU_INC;
+			break;
+		}
+	} else if (insn->opcode.nbytes == 2 && op0 == 0x0f) {
+		byte = !(op1 & 1);
+		if (op1 == 0xb0 || op1 == 0xb1)
+			alu->op = KMEMCHECK_ALU_CMPXCHG;
+		else if (op1 == 0xc0 || op1 == 0xc1)
+			alu->op = KMEMCHECK_ALU_XADD;
+	}
+	alu->size = byte ? 1 : insn->opnd_bytes;
+	return alu->op != KMEMCHECK_ALU_NONE &&
+	       X86_MODRM_MOD(insn->modrm.value) != 3;
+}
+
+/* Do an arithmetic instruction between a register or immediate and memory. */
+static bool kmemcheck_arith(struct pt_regs *regs, struct insn *insn,
+			    const struct kmemcheck_insn *kinsn)
+{
+	const struct kmemcheck_access *a = &kinsn->access[0];
+	struct kmemcheck_alu_insn alu;
+	unsigned long *reg = NULL, val = 0, mem, mask, flags;
+	bool unary;
+
+	if (kinsn->nr != 1 || insn_has_rep_prefix(insn) ||
+	    !kmemcheck_alu_decode(insn, &alu) || alu.size != a->size ||
+	    !kmemcheck_reachable(a->addr) ||
+	    !kmemcheck_reachable(a->addr + a->size - 1))
+		return false;
+
+	unary = alu.op == KMEMCHECK_ALU_INC || alu.op == KMEMCHECK_ALU_DEC;
+	if (alu.imm) {
+		val = insn->immediate.value;
+	} else if (!unary) {
+		reg = kmemcheck_mov_reg(insn, regs, alu.size);
+		if (!reg)
+			return false;
+		val = *reg;
+	}
+
+	kmemcheck_access(regs, a->addr, a->size,
+			 a->kind & KMEMCHECK_ACCESS_READ,
+			 a->kind & KMEMCHECK_ACCESS_WRITE);
+	if (alu.to_reg) {
+		/* reg op= mem: the register is the destination. */
+		mem = kmemcheck_load((void *)a->addr, alu.size);
+		flags = kmemcheck_alu(alu.op, &val, &mem, &regs->ax, alu.size);
+		if (alu.op != KMEMCHECK_ALU_CMP)
+			*reg = val;
+	} else {
+		flags = kmemcheck_alu(alu.op, (void *)a->addr, &val, &regs->ax,
+				      alu.size);
+		/* XADD and XCHG hand the old value back in the register. */
+		if (alu.op == KMEMCHECK_ALU_XADD || alu.op == KMEMCHECK_ALU_XCHG)
+			*reg = val;
+	}
+	mask = kmemcheck_alu_flags(alu.op);
+	regs->flags = (regs->flags & ~mask) | (flags & mask);
 	regs->ip += insn->length;
 	return true;
 }
@@ -276,5 +553,6 @@ bool kmemcheck_emulate(struct pt_regs *regs, struct insn *insn,
 {
 	if (kinsn->flags & KMEMCHECK_INSN_STRING)
 		return kmemcheck_rep_string(regs, kinsn);
-	return kmemcheck_mov(regs, insn, kinsn);
+	return kmemcheck_mov(regs, insn, kinsn) ||
+	       kmemcheck_arith(regs, insn, kinsn);
 }

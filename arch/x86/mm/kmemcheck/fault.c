@@ -6,7 +6,8 @@
  * access to the generic checks (mm/kmemcheck/core.c), shows the pages the
  * instruction touches and single-steps it with TF set and IF clear.
  * kmemcheck_debug_trap() hides the pages again when the step completes.
- * Plain MOVs and REP STOS/MOVS are done in the handler instead (emulate.c).
+ * Plain MOVs and REP STOS/MOVS are done in the handler instead (emulate.c),
+ * unless kmemcheck.fastpath=0 asks for the single-step every time.
  *
  * Steps nest: an NMI may touch tracked memory while a step is pending, and
  * the fault handler itself may touch tracked memory.  Each CPU keeps a
@@ -248,8 +249,9 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 
 	/* Unless someone else is stepping it (a debugger), do it here. */
 	if (insn.nr && !(step->flags & X86_EFLAGS_TF) &&
-	    kmemcheck_emulate(regs, &raw, &insn)) {
+	    kmemcheck_may_emulate() && kmemcheck_emulate(regs, &raw, &insn)) {
 		kmemcheck_finish_step(kc, regs);
+		kmemcheck_count(KMEMCHECK_COUNTER_EMULATED);
 		return true;
 	}
 	kmemcheck_check_insn(regs, &insn);
