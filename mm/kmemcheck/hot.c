@@ -7,7 +7,9 @@
  * fault most, so that a developer can see where the time goes: a cache
  * whose objects keep bytes never written keeps its pages hidden for good,
  * and one that needs no checking can be made SLAB_NOTRACK.  Writing to the
- * file clears the counts.
+ * file clears the counts.  A cache's name is copied when it first faults:
+ * a cache created at the address of one destroyed meanwhile is shown under
+ * the old name until the counts are cleared.
  *
  * kmemcheck runs the machine on one CPU, so interrupts off is all the
  * locking the tables need; faults in NMI context are not counted.
@@ -30,10 +32,16 @@
 #include "../slab.h"
 #include "kmemcheck.h"
 
-#define KMEMCHECK_HOT_BITS	8
-#define KMEMCHECK_HOT_SLOTS	BIT(KMEMCHECK_HOT_BITS)
+/*
+ * A busy workload faults at a few thousand instructions, on pages of a
+ * few dozen caches.  The tables are open-addressed, without deletion.
+ */
+#define KMEMCHECK_HOT_CACHE_BITS	8
+#define KMEMCHECK_HOT_INSN_BITS		13
 /* Slots tried before a new key is counted as "other". */
-#define KMEMCHECK_HOT_PROBES	8
+#define KMEMCHECK_HOT_PROBES	16
+/* Bytes of a cache's name kept, NUL included. */
+#define KMEMCHECK_HOT_NAME_LEN	24
 /* Lines printed per table. */
 #define KMEMCHECK_HOT_SHOWN	20
 
@@ -43,31 +51,58 @@
 struct kmemcheck_hot {
 	unsigned long key;		/* cache or instruction address */
 	unsigned long count;
-	char name[24];			/* the cache's, copied: it may go */
 };
 
 struct kmemcheck_hot_table {
-	struct kmemcheck_hot slot[KMEMCHECK_HOT_SLOTS];
+	unsigned int bits;
+	struct kmemcheck_hot *slot;
+	/* For caches: each slot's name, copied since the cache may go. */
+	char (*name)[KMEMCHECK_HOT_NAME_LEN];
 	unsigned long other;		/* keys that found no free slot */
 };
 
-static struct kmemcheck_hot_table kmemcheck_hot_caches, kmemcheck_hot_insns;
+static struct kmemcheck_hot
+	kmemcheck_hot_cache_slots[BIT(KMEMCHECK_HOT_CACHE_BITS)],
+	kmemcheck_hot_insn_slots[BIT(KMEMCHECK_HOT_INSN_BITS)];
+static char kmemcheck_hot_cache_names[BIT(KMEMCHECK_HOT_CACHE_BITS)]
+				 [KMEMCHECK_HOT_NAME_LEN];
 
-static struct kmemcheck_hot *kmemcheck_hot_slot(struct kmemcheck_hot_table *t,
-						unsigned long key)
+static struct kmemcheck_hot_table kmemcheck_hot_caches = {
+	.bits = KMEMCHECK_HOT_CACHE_BITS,
+	.slot = kmemcheck_hot_cache_slots,
+	.name = kmemcheck_hot_cache_names,
+};
+
+static struct kmemcheck_hot_table kmemcheck_hot_insns = {
+	.bits = KMEMCHECK_HOT_INSN_BITS,
+	.slot = kmemcheck_hot_insn_slots,
+};
+
+/*
+ * Count a fault for @key in @t.  Return: the index of its slot if the slot
+ * was free until now, else BIT(t->bits).
+ */
+static unsigned int kmemcheck_hot_count(struct kmemcheck_hot_table *t,
+					unsigned long key)
 {
-	unsigned int h = hash_long(key, KMEMCHECK_HOT_BITS), i;
+	unsigned int mask = BIT(t->bits) - 1;
+	unsigned int h = hash_long(key, t->bits), i;
 
 	for (i = 0; i < KMEMCHECK_HOT_PROBES; i++) {
-		struct kmemcheck_hot *e = &t->slot[(h + i) % KMEMCHECK_HOT_SLOTS];
+		struct kmemcheck_hot *e = &t->slot[(h + i) & mask];
 
-		if (e->key == key || !e->key) {
+		if (e->key == key) {
+			e->count++;
+			return BIT(t->bits);
+		}
+		if (!e->key) {
 			e->key = key;
-			return e;
+			e->count = 1;
+			return (h + i) & mask;
 		}
 	}
 	t->other++;
-	return NULL;
+	return BIT(t->bits);
 }
 
 /**
@@ -77,72 +112,91 @@ static struct kmemcheck_hot *kmemcheck_hot_slot(struct kmemcheck_hot_table *t,
  */
 void kmemcheck_hot_fault(unsigned long ip, unsigned long addr)
 {
-	struct kmemcheck_hot *e;
 	unsigned long flags;
 	struct slab *slab;
+	unsigned int i;
 
 	if (in_nmi())
 		return;
 	local_irq_save(flags);
-	e = kmemcheck_hot_slot(&kmemcheck_hot_insns, ip);
-	if (e)
-		e->count++;
+	kmemcheck_hot_count(&kmemcheck_hot_insns, ip);
 	slab = virt_to_slab((void *)addr);
-	e = kmemcheck_hot_slot(&kmemcheck_hot_caches, slab ?
-			       (unsigned long)slab->slab_cache :
-			       KMEMCHECK_HOT_PAGES);
-	if (e) {
-		/* Every time: a new cache may take the place of one destroyed. */
-		strscpy(e->name, slab ? slab->slab_cache->name :
-			"(page allocator)", sizeof(e->name));
-		e->count++;
-	}
+	i = kmemcheck_hot_count(&kmemcheck_hot_caches, slab ?
+				(unsigned long)slab->slab_cache :
+				KMEMCHECK_HOT_PAGES);
+	/*
+	 * Copied once, when the cache takes its slot: the name may be in a
+	 * kmalloc'ed string on a hidden page, whose every read is a fault.
+	 */
+	if (i < BIT(kmemcheck_hot_caches.bits))
+		strscpy(kmemcheck_hot_caches.name[i], slab ?
+			slab->slab_cache->name : "(page allocator)");
 	local_irq_restore(flags);
 }
 
+/* A slot as shown: a copy, with its name for a cache. */
+struct kmemcheck_hot_line {
+	unsigned long key;
+	unsigned long count;
+	char name[KMEMCHECK_HOT_NAME_LEN];
+};
+
 static int kmemcheck_hot_cmp(const void *a, const void *b)
 {
-	const struct kmemcheck_hot *x = a, *y = b;
+	const struct kmemcheck_hot_line *x = a, *y = b;
 
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
 /* The busiest entries of @t, most faults first. */
 static void kmemcheck_hot_show_table(struct seq_file *seq, const char *title,
-				     struct kmemcheck_hot_table *t, bool insns)
+				     struct kmemcheck_hot_table *t)
 {
-	struct kmemcheck_hot_table *copy;
-	unsigned long flags;
-	unsigned int i;
+	unsigned int i, n = BIT(t->bits);
+	struct kmemcheck_hot_line *line;
+	unsigned long flags, other;
 
-	copy = kmalloc(sizeof(*copy), GFP_KERNEL | __GFP_NOTRACK);
-	if (!copy)
+	/* Untracked: filling it takes no fault. */
+	line = kvcalloc(n, sizeof(*line), GFP_KERNEL | __GFP_NOTRACK);
+	if (!line)
 		return;
 	local_irq_save(flags);
-	*copy = *t;
-	local_irq_restore(flags);
-	sort(copy->slot, KMEMCHECK_HOT_SLOTS, sizeof(copy->slot[0]),
-	     kmemcheck_hot_cmp, NULL);
-	seq_printf(seq, "faults by %s:\n", title);
-	for (i = 0; i < KMEMCHECK_HOT_SHOWN && copy->slot[i].count; i++) {
-		if (insns)
-			seq_printf(seq, "%10lu  %pS\n", copy->slot[i].count,
-				   (void *)copy->slot[i].key);
-		else
-			seq_printf(seq, "%10lu  %s\n", copy->slot[i].count,
-				   copy->slot[i].name);
+	for (i = 0; i < n; i++) {
+		line[i].key = t->slot[i].key;
+		line[i].count = t->slot[i].count;
+		if (t->name)
+			strscpy(line[i].name, t->name[i]);
 	}
-	if (copy->other)
-		seq_printf(seq, "%10lu  (not counted: table full)\n",
-			   copy->other);
-	kfree(copy);
+	other = t->other;
+	local_irq_restore(flags);
+	sort(line, n, sizeof(*line), kmemcheck_hot_cmp, NULL);
+	seq_printf(seq, "faults by %s:\n", title);
+	for (i = 0; i < KMEMCHECK_HOT_SHOWN && line[i].count; i++) {
+		if (t->name)
+			seq_printf(seq, "%10lu  %s\n", line[i].count,
+				   line[i].name);
+		else
+			seq_printf(seq, "%10lu  %pS\n", line[i].count,
+				   (void *)line[i].key);
+	}
+	if (other)
+		seq_printf(seq, "%10lu  (not counted: table full)\n", other);
+	kvfree(line);
+}
+
+/* Forget every count of @t. */
+static void kmemcheck_hot_clear(struct kmemcheck_hot_table *t)
+{
+	memset(t->slot, 0, BIT(t->bits) * sizeof(*t->slot));
+	if (t->name)
+		memset(t->name, 0, BIT(t->bits) * sizeof(*t->name));
+	t->other = 0;
 }
 
 static int hot_show(struct seq_file *seq, void *v)
 {
-	kmemcheck_hot_show_table(seq, "cache", &kmemcheck_hot_caches, false);
-	kmemcheck_hot_show_table(seq, "instruction", &kmemcheck_hot_insns,
-				 true);
+	kmemcheck_hot_show_table(seq, "cache", &kmemcheck_hot_caches);
+	kmemcheck_hot_show_table(seq, "instruction", &kmemcheck_hot_insns);
 	return 0;
 }
 
@@ -157,8 +211,8 @@ static ssize_t hot_write(struct file *file, const char __user *buf,
 	unsigned long flags;
 
 	local_irq_save(flags);
-	memset(&kmemcheck_hot_caches, 0, sizeof(kmemcheck_hot_caches));
-	memset(&kmemcheck_hot_insns, 0, sizeof(kmemcheck_hot_insns));
+	kmemcheck_hot_clear(&kmemcheck_hot_caches);
+	kmemcheck_hot_clear(&kmemcheck_hot_insns);
 	local_irq_restore(flags);
 	return count;
 }

@@ -39,6 +39,7 @@
 #include <linux/uaccess.h>
 #include <trace/events/printk.h>
 
+#include <asm/kmemcheck.h>
 #include <asm/processor-flags.h>
 
 #include "../slab.h"
@@ -1107,6 +1108,45 @@ static void test_init_alu_emulated(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/*
+ * An access to a hidden page costs one fault, also when the page's cache
+ * has a kmalloc'ed name on a hidden page: what the fault handler reads of
+ * the cache (debugfs hot, which once copied the name at every fault) must
+ * not fault again each time.
+ */
+static void test_init_one_fault(struct kunit *test)
+{
+	char *name = kasprintf(GFP_KERNEL, "kmemcheck_test_%d", 1);
+	unsigned long irq;
+	long faults = 0;
+	unsigned int i;
+	u32 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	/* The cache keeps a kmalloc'ed copy of a name not in .rodata. */
+	test_cache = kmem_cache_create(name, 8, 0, SLAB_NO_MERGE, NULL);
+	kfree(name);
+	KUNIT_ASSERT_NOT_NULL(test, test_cache);
+	if (!kmemcheck_page_tracked((unsigned long)test_cache->name))
+		kunit_skip(test, "the cache's name is not on a tracked page");
+	/* The second word stays uninitialized: the page stays hidden. */
+	p = kmem_cache_alloc(test_cache, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* The first fault on the cache's pages may look its name up. */
+	for (i = 0; i < 3; i++) {
+		local_irq_save(irq);
+		kmemcheck_arch_hide_page((unsigned long)test_cache->name);
+		faults = test_counter(KMEMCHECK_COUNTER_FAULTS);
+		WRITE_ONCE(p[0], i);
+		faults = test_counter(KMEMCHECK_COUNTER_FAULTS) - faults;
+		local_irq_restore(irq);
+	}
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[0]), 2);
+	kmem_cache_free(test_cache, p);
+	EXPECT_NO_REPORT(test);
+}
+
 /* An ADD to memory reads it first. */
 static void test_uninit_add_imm(struct kunit *test)
 {
@@ -1815,6 +1855,7 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uninit_bts),
 	KUNIT_CASE(test_init_bts),
 	KUNIT_CASE(test_init_alu_emulated),
+	KUNIT_CASE(test_init_one_fault),
 	KUNIT_CASE(test_uninit_add_imm),
 	KUNIT_CASE(test_init_add_imm),
 	KUNIT_CASE(test_uninit_cmp_byte),
