@@ -31,6 +31,12 @@ BENCH_SRC = os.path.join(REPO, tree.HARNESS_DIR, 'bench')
 MODULE = 'kmemcheck_bench.ko'
 DEFAULT_RUNS = 5
 BOOT_TIMEOUT = 1800
+# --icount: the guest's clocks count instructions (1 ns each) instead of
+# following the host's, and idle time is skipped.  The same work then
+# takes the same time whatever else the host does, which the host clock
+# cannot give under TCG; but a trap costs only the instructions of its
+# handler, not what an exception costs a real CPU.
+ICOUNT_ARGS = ('-icount', 'shift=0,sleep=off')
 
 
 @dataclass(frozen=True)
@@ -469,9 +475,11 @@ def chart(a: dict, png: str) -> None:
 		f"'{data}' using {2 + 3 * i}:{3 + 3 * i}:{4 + 3 * i}"
 		f"{':xtic(1)' if i == 0 else ''} title '{v}'"
 		for i, v in enumerate(variants))
+	clock = ('clock: guest instructions, QEMU -icount' if a.get('clock') == 'icount'
+		 else 'clock: host time, QEMU TCG')
 	script = f'''set terminal pngcairo size 1100,520 font ",10" noenhanced
 set output '{png}'
-set title "kmemcheck cost: median time relative to CONFIG_KMEMCHECK=n (bars: min-max)"
+set title "kmemcheck cost: median time relative to CONFIG_KMEMCHECK=n (bars: min-max; {clock})"
 set style data histogram
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.8 border -1
@@ -520,12 +528,13 @@ def log_name(variant: Variant, run: int) -> str:
 
 
 def one_boot(ctx, variant: Variant, kernel: str, initrd: str, run: int,
-	     smp: int, timeout: float,
-	     extra: str = '') -> Tuple[Dict[str, dict], Dict[str, int]]:
+	     smp: int, timeout: float, extra: str = '',
+	     icount: bool = False) -> Tuple[Dict[str, dict], Dict[str, int]]:
 	log_path = os.path.join(ctx.logs, f'{log_name(variant, run)}.log')
 	res = qemu.boot(kernel, initrd,
 			f'kunit.enable=0 {variant.cmdline} {extra}'.strip(),
-			smp, timeout, log_path)
+			smp, timeout, log_path,
+			extra_args=ICOUNT_ARGS if icount else ())
 	why = res.failure()
 	if why:
 		print(res.tail(), flush=True)
@@ -572,12 +581,13 @@ def cmd_bench(ctx, args) -> int:
 		# Alternate: a slow spell of the host hits all variants alike.
 		for v in variants:
 			samples, mem = one_boot(ctx, v, built[v.config][0], initrds[v.config],
-						run, args.smp, args.timeout, args.cmdline)
+						run, args.smp, args.timeout, args.cmdline,
+						args.icount)
 			for w, s in samples.items():
 				results[v.name].setdefault(w, []).append(s)
 			memory[v.name].append(mem)
 		# The figures so far survive an interrupted run.
-		a = write_results(ctx, results, memory, run, args.smp, t0)
+		a = write_results(ctx, results, memory, run, args, t0)
 	print('\n'.join(table(a)))
 	print(f'bench: {os.path.join(ctx.build_dir, "bench")}/bench.json and bench.png')
 	return 0
@@ -594,21 +604,26 @@ def from_logs(ctx, args, variants: Sequence[Variant],
 			if not os.path.exists(path):
 				raise HarnessError(f'bench: no {path}: fewer runs than --runs?')
 			with open(path, errors='replace') as f:
-				samples, mem = parse_boot(f.read().splitlines())
+				lines = f.read().splitlines()
+			# The first line is QEMU's command line.
+			if lines and ICOUNT_ARGS[0] in lines[0].split():
+				args.icount = True
+			samples, mem = parse_boot(lines)
 			for w, s in samples.items():
 				results[v.name].setdefault(w, []).append(s)
 			memory[v.name].append(mem)
-	a = write_results(ctx, results, memory, args.runs, args.smp, t0)
+	a = write_results(ctx, results, memory, args.runs, args, t0)
 	print('\n'.join(table(a)))
 	return 0
 
 
 def write_results(ctx, results: Dict[str, Dict[str, List[dict]]],
-		  memory: Dict[str, List[Dict[str, int]]], runs: int, smp: int,
+		  memory: Dict[str, List[Dict[str, int]]], runs: int, args,
 		  t0: float) -> dict:
 	"""Analyses, and writes bench.json and bench.png; returns the analysis."""
 	a = analyse(results, memory)
-	a.update({'runs': runs, 'smp': smp, 'date': time.strftime(
+	a.update({'runs': runs, 'smp': args.smp, 'cmdline': args.cmdline,
+		  'clock': 'icount' if args.icount else 'host', 'date': time.strftime(
 		'%Y-%m-%d %H:%M UTC', time.gmtime()), 'host_cpus': os.cpu_count(),
 		  'load_average': os.getloadavg(), 'minutes': (time.time() - t0) / 60,
 		  'base': tree.base_description(ctx.tree),
@@ -638,5 +653,8 @@ def register(sub, common) -> None:
 	p.add_argument('--cmdline', default='',
 		       help='more kernel parameters for every variant, '
 		       'e.g. kmemcheck.quarantine=256')
+	p.add_argument('--icount', action='store_true',
+		       help='time in guest instructions (QEMU -icount), '
+		       'repeatable on a busy host')
 	p.add_argument('--timeout', type=float, default=BOOT_TIMEOUT,
 		       help='seconds per boot (default: %(default)s)')
