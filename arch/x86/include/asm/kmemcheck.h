@@ -27,22 +27,28 @@ struct pt_regs;
 #define _PAGE_KMEMCHECK		(_AT(pteval_t, 1) << _PAGE_BIT_KMEMCHECK)
 
 /*
- * The 4K PTE that maps @addr in the kernel's page table, or NULL.  Not
- * lookup_address(): a fault asks several times, and the general walk,
- * with its large-page levels and attributes, was a sixth of the
- * instructions of a fault.  On i386 the p4d and pud levels are folded.
+ * The kernel's PMD for @addr, or NULL.  Not lookup_address(): a fault
+ * walks several times, and the general walk, with its large-page levels
+ * and attributes, was a sixth of the instructions of a fault.  On i386
+ * the p4d and pud levels are folded.
  */
-static inline pte_t *kmemcheck_arch_pte(unsigned long addr)
+static inline pmd_t *kmemcheck_arch_pmd(unsigned long addr)
 {
 	pgd_t *pgd = pgd_offset_k(addr);
 	p4d_t *p4d = p4d_offset(pgd, addr);
 	pud_t *pud = pud_offset(p4d, addr);
-	pmd_t *pmd;
 
 	if (!pud_present(*pud) || pud_leaf(*pud))
 		return NULL;
-	pmd = pmd_offset(pud, addr);
-	if (!pmd_present(*pmd) || pmd_leaf(*pmd))
+	return pmd_offset(pud, addr);
+}
+
+/* The 4K PTE that maps @addr in the kernel's page table, or NULL. */
+static inline pte_t *kmemcheck_arch_pte(unsigned long addr)
+{
+	pmd_t *pmd = kmemcheck_arch_pmd(addr);
+
+	if (!pmd || !pmd_present(*pmd) || pmd_leaf(*pmd))
 		return NULL;
 	return pte_offset_kernel(pmd, addr);
 }
@@ -129,10 +135,14 @@ static inline bool kmemcheck_arch_page_hidden(unsigned long addr)
  */
 static inline bool kmemcheck_arch_page_present(unsigned long addr)
 {
-	unsigned int level;
-	pte_t *pte = lookup_address(addr, &level);
+	pmd_t *pmd = kmemcheck_arch_pmd(addr);
 
-	return pte && (pte_val(*pte) & _PAGE_PRESENT);
+	if (!pmd || !(pmd_flags(*pmd) & _PAGE_PRESENT))
+		return false;
+	if (pmd_leaf(*pmd))
+		return true;
+	/* Not pte_present(): a hidden page's _PAGE_GLOBAL reads as PROTNONE. */
+	return pte_flags(*pte_offset_kernel(pmd, addr)) & _PAGE_PRESENT;
 }
 
 #endif /* !MODULE */
