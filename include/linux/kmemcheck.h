@@ -221,6 +221,11 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_REPORTS,		/* reports printed */
 	KMEMCHECK_COUNTER_SUPPRESSED,		/* repeats not printed */
 	KMEMCHECK_COUNTER_LOST,			/* reports dropped: queue full */
+	KMEMCHECK_COUNTER_FOLLOWED,		/* uninit loads followed */
+	KMEMCHECK_COUNTER_FOLLOW_DIED,		/* ... to no use: overwritten */
+	KMEMCHECK_COUNTER_FOLLOW_USED,		/* ... to a use, reported */
+	KMEMCHECK_COUNTER_FOLLOW_BOUND,		/* ... to the bound: not judged */
+	KMEMCHECK_COUNTER_FOLLOW_INSNS,		/* instructions stepped to follow */
 	KMEMCHECK_COUNTER_COUNT,
 };
 
@@ -241,6 +246,48 @@ bool kmemcheck_page_may_rest(unsigned long addr);
 bool kmemcheck_may_emulate(void);
 void kmemcheck_hot_fault(unsigned long ip, unsigned long addr);
 bool kmemcheck_page_tracked(unsigned long addr);
+
+/*
+ * Following a value read from uninitialized memory to its use: the
+ * architecture models the instructions, the generic code keeps the shadow
+ * and reports.  See Documentation/dev-tools/kmemcheck.rst.
+ */
+
+/* What a followed value reached, when it is reported. */
+enum kmemcheck_use {
+	KMEMCHECK_USE_BRANCH,		/* a conditional jump */
+	KMEMCHECK_USE_SELECT,		/* a conditional move or set */
+	KMEMCHECK_USE_ADDRESS,		/* an address or a jump target */
+	KMEMCHECK_USE_DIVISOR,		/* a divisor */
+	KMEMCHECK_USE_COUNT,		/* a shift, string or loop count */
+	KMEMCHECK_USE_ARITH,		/* arithmetic on memory in place */
+	KMEMCHECK_USE_STORE,		/* a store to untracked memory */
+	KMEMCHECK_USE_USER,		/* a store to user space */
+	KMEMCHECK_USE_TYPES,
+};
+
+/**
+ * struct kmemcheck_load - where a followed value was read
+ * @ip:		the instruction that read it
+ * @addr:	first byte read
+ * @size:	bytes read
+ * @bad:	first uninitialized byte read
+ */
+struct kmemcheck_load {
+	unsigned long ip;
+	unsigned long addr;
+	unsigned int size;
+	unsigned long bad;
+};
+
+bool kmemcheck_follow_enabled(void);
+bool kmemcheck_range_uninit(unsigned long addr, size_t size,
+			    unsigned long *bad);
+u64 kmemcheck_value_load(struct pt_regs *regs, unsigned long addr,
+			 unsigned int size);
+void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef);
+void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
+			  const struct kmemcheck_load *load, unsigned long dst);
 
 #else /* CONFIG_KMEMCHECK */
 

@@ -558,6 +558,118 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
 		kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_INITIALIZED);
 }
 
+/* === Following values ==================================================== */
+
+#ifdef MODULE_PARAM_PREFIX
+#undef MODULE_PARAM_PREFIX
+#endif
+#define MODULE_PARAM_PREFIX "kmemcheck."
+
+/*
+ * kmemcheck.follow=1: a read of uninitialized bytes into a register is not
+ * reported; the value is followed to where it is used.  Writable at run
+ * time: a change applies to the next such read.
+ */
+bool kmemcheck_follow __read_mostly;
+module_param_named(follow, kmemcheck_follow, bool, 0644);
+
+/**
+ * kmemcheck_follow_enabled() - follow loaded values to their use?
+ *
+ * Return: true if kmemcheck.follow is set and reads are checked at all.
+ */
+bool kmemcheck_follow_enabled(void)
+{
+	return READ_ONCE(kmemcheck_follow) && kmemcheck_checking();
+}
+
+/**
+ * kmemcheck_range_uninit() - may a read of a range be followed?
+ * @addr:	first byte
+ * @size:	number of bytes
+ * @bad:	set to the first uninitialized byte
+ *
+ * Return: true if some tracked byte of the range is uninitialized and none
+ * is freed or unallocated: those are bugs at the access itself.
+ */
+bool kmemcheck_range_uninit(unsigned long addr, size_t size,
+			    unsigned long *bad)
+{
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		u8 *shadow = kmemcheck_shadow_of(addr + i);
+		u8 state;
+
+		if (!shadow)
+			continue;
+		state = kmemcheck_shadow_checked(addr + i, shadow);
+		if (state == KMEMCHECK_SHADOW_UNINITIALIZED) {
+			if (!found)
+				*bad = addr + i;
+			found = true;
+		} else if (state != KMEMCHECK_SHADOW_INITIALIZED) {
+			return false;
+		}
+	}
+	return found;
+}
+
+/**
+ * kmemcheck_value_load() - the undefined bits of a read made while following
+ * @regs:	registers of the reading instruction
+ * @addr:	first byte
+ * @size:	number of bytes, at most 8
+ *
+ * A read of freed or unallocated bytes is reported here, as at any access.
+ *
+ * Return: the undefined bits of the value read, little-endian: all eight
+ * of each uninitialized byte.
+ */
+u64 kmemcheck_value_load(struct pt_regs *regs, unsigned long addr,
+			 unsigned int size)
+{
+	u64 undef = 0;
+	unsigned int i;
+
+	for (i = 0; i < size && i < sizeof(undef); i++) {
+		u8 *shadow = kmemcheck_shadow_of(addr + i);
+		u8 state;
+
+		if (!shadow)
+			continue;
+		state = kmemcheck_shadow_checked(addr + i, shadow);
+		if (state == KMEMCHECK_SHADOW_UNINITIALIZED) {
+			undef |= (u64)0xff << (8 * i);
+		} else if (state != KMEMCHECK_SHADOW_INITIALIZED) {
+			kmemcheck_access(regs, addr, size, true, false);
+			return 0;
+		}
+	}
+	return undef;
+}
+
+/**
+ * kmemcheck_value_store() - record a store made while following
+ * @addr:	first byte
+ * @size:	number of bytes, at most 8
+ * @undef:	the undefined bits of the value stored, little-endian
+ *
+ * Called once the store has happened.  A byte with any undefined bit
+ * becomes uninitialized, the others initialized; untracked bytes are
+ * ignored.
+ */
+void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef)
+{
+	unsigned int i;
+
+	for (i = 0; i < size && i < sizeof(undef); i++)
+		kmemcheck_shadow_set(addr + i, 1, (undef >> (8 * i)) & 0xff ?
+				     KMEMCHECK_SHADOW_UNINITIALIZED :
+				     KMEMCHECK_SHADOW_INITIALIZED);
+}
+
 /**
  * kmemcheck_copy() - propagate the shadow of a memory-to-memory copy
  * @regs:	registers of the copy

@@ -23,6 +23,11 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_REPORTS]		= "reports",
 	[KMEMCHECK_COUNTER_SUPPRESSED]		= "suppressed reports",
 	[KMEMCHECK_COUNTER_LOST]		= "lost reports",
+	[KMEMCHECK_COUNTER_FOLLOWED]		= "uninit loads followed",
+	[KMEMCHECK_COUNTER_FOLLOW_DIED]		= "followed to no use",
+	[KMEMCHECK_COUNTER_FOLLOW_USED]		= "followed to a use",
+	[KMEMCHECK_COUNTER_FOLLOW_BOUND]	= "followed to the bound",
+	[KMEMCHECK_COUNTER_FOLLOW_INSNS]	= "instructions followed",
 };
 
 static_assert(ARRAY_SIZE(kmemcheck_counter_names) == KMEMCHECK_COUNTER_COUNT);

@@ -56,6 +56,9 @@ enum kmemcheck_mode {
 
 extern int kmemcheck_mode;
 
+/* kmemcheck.follow: follow values read from uninit memory to their use. */
+extern bool kmemcheck_follow;
+
 /* Bug types, in the order of kmemcheck_bug_names[]. */
 enum kmemcheck_bug_type {
 	KMEMCHECK_BUG_UNINIT,		/* read of 'u' */

@@ -61,6 +61,8 @@ static struct {
 	char bad[NR_REPORTS][LINE_LEN];
 	char bytes[NR_REPORTS][LINE_LEN];	/* "Bytes a-b of n are ..." */
 	char user[NR_REPORTS][LINE_LEN];	/* "Data copied to user ..." */
+	char use[NR_REPORTS][LINE_LEN];		/* "Use of uninit value in ..." */
+	char loaded[NR_REPORTS][STACK_LEN];	/* "Uninit was loaded at:" */
 	/* Frames under "Uninit was created at:" or "Allocated at:". */
 	char alloc[NR_REPORTS][STACK_LEN];
 	char freed[NR_REPORTS][STACK_LEN];	/* under "Freed at:" */
@@ -116,6 +118,8 @@ static void report_start(int i, const char *buf, size_t len)
 	observed.bad[i][0] = '\0';
 	observed.bytes[i][0] = '\0';
 	observed.user[i][0] = '\0';
+	observed.use[i][0] = '\0';
+	observed.loaded[i][0] = '\0';
 	observed.alloc[i][0] = '\0';
 	observed.freed[i][0] = '\0';
 	observed.trace[i][0] = '\0';
@@ -137,6 +141,10 @@ static void report_line(const char *buf, size_t len)
 		save_line(observed.bytes[i], buf, len);
 	else if (line_starts(buf, len, "Data copied to user address "))
 		save_line(observed.user[i], buf, len);
+	else if (line_starts(buf, len, "Use of uninit value in "))
+		save_line(observed.use[i], buf, len);
+	else if (line_starts(buf, len, "Uninit was loaded at:"))
+		observed.stack = observed.loaded[i];
 	else if (line_starts(buf, len, "Uninit was created at:") ||
 		 line_starts(buf, len, "Allocated at:"))
 		observed.stack = observed.alloc[i];
@@ -196,6 +204,8 @@ struct expect_report {
 	const void *origin;	/* a function of the allocation stack */
 	const void *freed;	/* a function of the free stack */
 	unsigned long user;	/* user address named, for copy_to_user() */
+	const char *use;	/* a value followed to its use: which use */
+	const void *loaded;	/* ... and the function that read it */
 };
 
 /*
@@ -263,6 +273,12 @@ static bool report_details(const struct expect_report *r, int i)
 		return false;
 	if (r->freed && !stack_has(observed.freed[i], r->freed))
 		return false;
+	if (r->use && (!str_has_prefix(observed.use[i], "Use of uninit value in ") ||
+		       !str_has_prefix(observed.use[i] +
+				       strlen("Use of uninit value in "), r->use)))
+		return false;
+	if (r->loaded && !stack_has(observed.loaded[i], r->loaded))
+		return false;
 	if (r->user) {
 		scnprintf(user, sizeof(user),
 			  "Data copied to user address 0x%08lx", r->user);
@@ -297,8 +313,9 @@ static bool report_seen(struct kunit *test, const struct expect_report *r)
 			  r->size, r->addr, r->dst);
 	else
 		scnprintf(access, sizeof(access),
-			  "Read of size %zu at addr %p by task ", r->size,
-			  r->addr);
+			  r->use ? "Read of size %zu at addr %p by " :
+				   "Read of size %zu at addr %p by task ",
+			  r->size, r->addr);
 	scnprintf(bad, sizeof(bad), "First bad byte at addr %p",
 		  r->bad ?: r->addr);
 
@@ -1758,12 +1775,296 @@ static void test_uninit_expected_passes_kunit_test(struct kunit *test)
 
 /* ===== Suite ===== */
 
+/* ===== Following values to their use (kmemcheck.follow=1) ===== */
+
+#define USE_BRANCH	"a conditional branch"
+#define USE_SELECT	"a conditional move or set"
+#define USE_ADDRESS	"an address"
+#define USE_ARITH	"arithmetic on memory"
+#define USE_STORE	"a store to untracked memory"
+
+/* kmemcheck.follow as the suite found it, restored after each case. */
+static bool saved_follow;
+
+static void test_follow_on(struct kunit *test)
+{
+	WRITE_ONCE(kmemcheck_follow, true);
+}
+
+/* Untracked memory: a store of undefined bits there is a use. */
+static u32 test_global;
+static const u32 test_table[4] = { 1, 2, 3, 4 };
+
+/*
+ * Four bytes read where only the first two were written, as GCC reads a
+ * short with its padding, and only %ax stored: the correct C of a 16-bit
+ * field copy.  Not reported; the two bytes stored are initialized.
+ */
+static void test_follow_wide_load(struct kunit *test)
+{
+	u16 *p = test_alloc(test, 8, GFP_KERNEL);
+	u16 *q = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	test_follow_on(test);
+	WRITE_ONCE(p[0], 1);
+	asm volatile("movl (%1), %0\n\tmovw %w0, (%2)"
+		     : "=&r" (v) : "r" (p), "r" (q) : "memory");
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, q, 2, KMEMCHECK_SHADOW_INITIALIZED);
+	expect_shadow(test, q + 1, 2, KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+
+/* The same read with kmemcheck.follow=0: reported at the read. */
+static void test_follow_off_reports_load(struct kunit *test)
+{
+	u16 *p = test_alloc(test, 8, GFP_KERNEL);
+	u16 *q = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	WRITE_ONCE(kmemcheck_follow, false);
+	WRITE_ONCE(p[0], 1);
+	asm volatile("movl (%1), %0\n\tmovw %w0, (%2)"
+		     : "=&r" (v) : "r" (p), "r" (q) : "memory");
+	EXPECT_REPORT(test, UNINIT, test_follow_off_reports_load, 4, p,
+		      .bad = p + 1);
+}
+
+/* A branch on uninitialized bits: reported at the branch, not the read. */
+static void test_follow_branch(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	test_follow_on(test);
+	asm volatile("movl (%1), %0\n\ttestl %0, %0\n\tjz 1f\n\tnop\n1:"
+		     : "=&r" (v) : "r" (p) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_branch, 4, p,
+		      .use = USE_BRANCH, .loaded = test_follow_branch,
+		      .origin = test_follow_branch);
+}
+
+/* A branch on the defined bits of a partly uninitialized word. */
+static void test_follow_branch_masked(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	test_follow_on(test);
+	WRITE_ONCE(p[0], 1);
+	asm volatile("movl (%1), %0\n\tandl $0xff, %0\n\tjz 1f\n\tnop\n1:"
+		     : "=&r" (v) : "r" (p) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+}
+
+/* An index with uninitialized bits: reported at the access it selects. */
+static void test_follow_address(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v, w;
+
+	test_follow_on(test);
+	asm volatile("movl (%2), %0\n\tandl $3, %0\n\tmovl (%3,%0,4), %1"
+		     : "=&r" (v), "=&r" (w) : "r" (p), "r" (test_table)
+		     : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_address, 4, p,
+		      .use = USE_ADDRESS, .loaded = test_follow_address);
+}
+
+static void test_follow_address_defined(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v, w;
+
+	test_follow_on(test);
+	asm volatile("movl (%2), %0\n\tandl $0, %0\n\tmovl (%3,%0,4), %1"
+		     : "=&r" (v), "=&r" (w) : "r" (p), "r" (test_table)
+		     : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+}
+
+/* Uninitialized bits stored where kmemcheck cannot follow them: a use. */
+static void test_follow_store_global(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	test_follow_on(test);
+	asm volatile("movl (%1), %0\n\tmovl %0, %2"
+		     : "=&r" (v) : "r" (p), "m" (test_global) : "memory");
+	EXPECT_REPORT(test, UNINIT, test_follow_store_global, 4, p,
+		      .use = USE_STORE, .loaded = test_follow_store_global);
+}
+
+/* ... and stored to tracked memory: they stay uninitialized there. */
+static void test_follow_store_tracked(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	test_follow_on(test);
+	WRITE_ONCE(q[1], 0);
+	asm volatile("movl (%1), %0\n\tmovl %0, (%2)"
+		     : "=&r" (v) : "r" (p), "r" (q) : "memory");
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, q, 4, KMEMCHECK_SHADOW_UNINITIALIZED);
+	expect_shadow(test, q + 1, 4, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+/* An uninitialized counter incremented in place is a bug... */
+static void test_follow_counter(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	asm volatile("addl $1, (%0)" : : "r" (p) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_counter, 4, p,
+		      .use = USE_ARITH, .loaded = test_follow_counter);
+}
+
+/* ... a flag set in place, next to bits nobody set yet, is not. */
+static void test_follow_flag_set(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	asm volatile("orl $1, (%0)" : : "r" (p) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+}
+
+/* A value spilled to the stack and reloaded is still followed. */
+static void test_follow_spill(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v, w;
+
+	test_follow_on(test);
+	asm volatile("movl (%2), %0\n\tpushl %0\n\tpopl %1\n\t"
+		     "testl %1, %1\n\tjz 1f\n\tnop\n1:"
+		     : "=&r" (v), "=&r" (w) : "r" (p) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_spill, 4, p,
+		      .use = USE_BRANCH, .loaded = test_follow_spill);
+}
+
+static void test_follow_spill_masked(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v, w;
+
+	test_follow_on(test);
+	WRITE_ONCE(p[0], 1);
+	asm volatile("movl (%2), %0\n\tpushl %0\n\tpopl %1\n\t"
+		     "movzbl %b1, %1\n\ttestl %1, %1\n\tjz 1f\n\tnop\n1:"
+		     : "=&r" (v), "=&q" (w) : "r" (p) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+}
+
+/* SETcc on flags computed from uninitialized bits. */
+static void test_follow_setcc(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	u8 v;
+
+	test_follow_on(test);
+	asm volatile("cmpb $0, (%1)\n\tsete %0"
+		     : "=q" (v) : "r" (p) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_setcc, 1, p,
+		      .use = USE_SELECT, .loaded = test_follow_setcc);
+}
+
+static void test_follow_setcc_defined(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	u8 v;
+
+	test_follow_on(test);
+	WRITE_ONCE(p[0], 0);
+	asm volatile("cmpb $0, (%1)\n\tsete %0"
+		     : "=q" (v) : "r" (p) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * A structure copied through a register, padding and all, then copied to
+ * user space: the padding is a kernel-infoleak at the copy, the fields
+ * are not.
+ */
+static void test_follow_padding_to_user(struct kunit *test)
+{
+	u8 __user *user = test_user_buffer(test, PAGE_SIZE);
+	u16 *src = test_alloc(test, 8, GFP_KERNEL);
+	u16 *dst = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	test_follow_on(test);
+	WRITE_ONCE(src[0], 7);
+	asm volatile("movl (%1), %0\n\tmovl %0, (%2)"
+		     : "=&r" (v) : "r" (src), "r" (dst) : "memory");
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_EQ(test, copy_to_user(user, dst, 2), 0);
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_EQ(test, copy_to_user(user, dst, 4), 0);
+	EXPECT_REPORT(test, INFOLEAK, test_follow_padding_to_user, 4, dst,
+		      (__force const void *)user, dst + 1,
+		      .user = (unsigned long)user);
+}
+
+/* An argument passed in a register is not a use; a branch on it is. */
+static noinline int test_follow_callee(u32 arg)
+{
+	OPTIMIZER_HIDE_VAR(arg);
+	return arg ? 1 : 2;
+}
+
+static noinline int test_follow_ignores(u32 arg)
+{
+	return 3;
+}
+
+static void test_follow_call(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	int (*fn)(u32 arg) = test_follow_ignores;
+	u32 v;
+
+	test_follow_on(test);
+	OPTIMIZER_HIDE_VAR(fn);
+	asm volatile("movl (%1), %0" : "=&r" (v) : "r" (p) : "memory");
+	KUNIT_EXPECT_EQ(test, fn(v), 3);
+	EXPECT_NO_REPORT(test);
+
+	fn = test_follow_callee;
+	OPTIMIZER_HIDE_VAR(fn);
+	asm volatile("movl (%1), %0" : "=&r" (v) : "r" (p) : "memory");
+	fn(v);
+	EXPECT_REPORT(test, UNINIT, test_follow_callee, 4, p,
+		      .use = USE_BRANCH, .loaded = test_follow_call);
+}
+
+/* A freed object is reported at the read, whether following or not. */
+static void test_follow_uaf_at_read(struct kunit *test)
+{
+	u32 *p, v;
+
+	if (!kmemcheck_fastpath_objects() || !kmemcheck_quarantine_length())
+		kunit_skip(test, "needs kmemcheck.fastpath=2 and a quarantine");
+	p = kmalloc(8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	test_follow_on(test);
+	WRITE_ONCE(p[0], 1);
+	kfree(p);
+	asm volatile("movl (%1), %0" : "=&r" (v) : "r" (p) : "memory");
+	EXPECT_REPORT(test, UAF, test_follow_uaf_at_read, 4, p);
+}
+
 static int test_init(struct kunit *test)
 {
 	/* Skipped one by one: a suite_init cannot skip the suite. */
 	if (!kmemcheck_enabled())
 		kunit_skip(test, "booted with kmemcheck=0");
 	report_reset();
+	WRITE_ONCE(kmemcheck_follow, saved_follow);
 	test->priv = NULL;
 	test_cache = NULL;
 	test_pages_order = 0;
@@ -1778,6 +2079,7 @@ static void test_exit(struct kunit *test)
 		__free_pages(page, test_pages_order);
 	kmem_cache_destroy(test_cache);
 	test_cache = NULL;
+	WRITE_ONCE(kmemcheck_follow, saved_follow);
 	/* No report may leak into the next case. */
 	kmemcheck_report_flush();
 }
@@ -1792,6 +2094,7 @@ static int kmemcheck_suite_init(struct kunit_suite *suite)
 	if (strstr(ptr, "ptrval"))
 		pr_notice("kmemcheck_test: %%p prints (ptrval): addresses always match\n");
 	saved_mode = READ_ONCE(kmemcheck_mode);
+	saved_follow = READ_ONCE(kmemcheck_follow);
 	if (kmemcheck_enabled())
 		WRITE_ONCE(kmemcheck_mode, KMEMCHECK_MODE_ON);
 	register_trace_console(probe_console, NULL);
@@ -1891,6 +2194,23 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_init_dma),
 	KUNIT_CASE(test_dedup_sites),
 	KUNIT_CASE(test_dedup_sites_init),
+	KUNIT_CASE(test_follow_wide_load),
+	KUNIT_CASE(test_follow_off_reports_load),
+	KUNIT_CASE(test_follow_branch),
+	KUNIT_CASE(test_follow_branch_masked),
+	KUNIT_CASE(test_follow_address),
+	KUNIT_CASE(test_follow_address_defined),
+	KUNIT_CASE(test_follow_store_global),
+	KUNIT_CASE(test_follow_store_tracked),
+	KUNIT_CASE(test_follow_counter),
+	KUNIT_CASE(test_follow_flag_set),
+	KUNIT_CASE(test_follow_spill),
+	KUNIT_CASE(test_follow_spill_masked),
+	KUNIT_CASE(test_follow_setcc),
+	KUNIT_CASE(test_follow_setcc_defined),
+	KUNIT_CASE(test_follow_padding_to_user),
+	KUNIT_CASE(test_follow_call),
+	KUNIT_CASE(test_follow_uaf_at_read),
 	{}
 };
 

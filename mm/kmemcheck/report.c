@@ -61,6 +61,18 @@ static const char *const kmemcheck_bug_names[KMEMCHECK_BUG_TYPES] = {
 	[KMEMCHECK_BUG_INFOLEAK]	= "kernel-infoleak",
 };
 
+/* What a followed value reached, in "Use of uninit value in %s". */
+static const char *const kmemcheck_use_names[KMEMCHECK_USE_TYPES] = {
+	[KMEMCHECK_USE_BRANCH]	= "a conditional branch",
+	[KMEMCHECK_USE_SELECT]	= "a conditional move or set",
+	[KMEMCHECK_USE_ADDRESS]	= "an address",
+	[KMEMCHECK_USE_DIVISOR]	= "a divisor",
+	[KMEMCHECK_USE_COUNT]	= "a count",
+	[KMEMCHECK_USE_ARITH]	= "arithmetic on memory",
+	[KMEMCHECK_USE_STORE]	= "a store to untracked memory",
+	[KMEMCHECK_USE_USER]	= "a store to user space",
+};
+
 /* Reports printed, by type, for debugfs. */
 static atomic_long_t kmemcheck_reports_by_type[KMEMCHECK_BUG_TYPES];
 
@@ -94,6 +106,10 @@ struct kmemcheck_record {
 	enum kmemcheck_bug_type type;
 	enum kmemcheck_sink sink;	/* where an infoleak went */
 	unsigned long ip;		/* the faulting instruction */
+	/* For a value followed to its use: the use, and the read. */
+	bool at_use;
+	enum kmemcheck_use use;
+	unsigned long load_ip;
 	unsigned long site;		/* the caller the report is titled with */
 	unsigned long addr;		/* first byte accessed (copy source) */
 	unsigned long dst;		/* copy destination, for infoleaks */
@@ -424,7 +440,9 @@ static void kmemcheck_fail_kunit_test(void)
 static void kmemcheck_record(unsigned int nr_entries, unsigned long ip,
 			     enum kmemcheck_bug_type type, unsigned long addr,
 			     size_t size, unsigned long bad, unsigned long dst,
-			     enum kmemcheck_sink sink)
+			     enum kmemcheck_sink sink,
+			     const struct kmemcheck_load *load,
+			     enum kmemcheck_use use)
 {
 	unsigned long site = kmemcheck_site_of(kmemcheck_stack, nr_entries);
 	struct kmemcheck_record *r;
@@ -459,6 +477,13 @@ static void kmemcheck_record(unsigned int nr_entries, unsigned long ip,
 	strscpy_pad(r->comm, current->comm);
 	kmemcheck_fill_object(r);
 	kmemcheck_fill_origin(r);
+	if (load) {
+		r->at_use = true;
+		r->use = use;
+		r->load_ip = load->ip;
+		/* Written since the read, maybe: the read was of uninit. */
+		r->bad_state = KMEMCHECK_SHADOW_UNINITIALIZED;
+	}
 	kmemcheck_fill_window(r);
 	kmemcheck_fill_memory(r);
 	r->nr_entries = nr_entries;
@@ -513,7 +538,35 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 	nr = stack_trace_save_regs(regs, kmemcheck_stack,
 				   KMEMCHECK_STACK_DEPTH, 0);
 	kmemcheck_record(nr, regs->ip, type, addr, size, bad, dst,
-			 dst ? KMEMCHECK_SINK_MEMORY : KMEMCHECK_SINK_NONE);
+			 dst ? KMEMCHECK_SINK_MEMORY : KMEMCHECK_SINK_NONE,
+			 NULL, 0);
+	kmemcheck_stop_recording();
+}
+
+/**
+ * kmemcheck_report_use() - record the use of a value read from uninit memory
+ * @regs:	registers of the instruction that uses it
+ * @use:	what the instruction does with it
+ * @load:	where the value was read
+ * @dst:	for a store, where it goes; otherwise 0
+ *
+ * The report is titled with the function of the use, and tells the read
+ * and the allocation.  A store to user space is a kernel-infoleak.  Safe
+ * in any context, NMI included.
+ */
+void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
+			  const struct kmemcheck_load *load, unsigned long dst)
+{
+	unsigned int nr;
+
+	if (!kmemcheck_start_recording())
+		return;
+	nr = stack_trace_save_regs(regs, kmemcheck_stack,
+				   KMEMCHECK_STACK_DEPTH, 0);
+	kmemcheck_record(nr, regs->ip, use == KMEMCHECK_USE_USER ?
+			 KMEMCHECK_BUG_INFOLEAK : KMEMCHECK_BUG_UNINIT,
+			 load->addr, load->size, load->bad, dst,
+			 KMEMCHECK_SINK_NONE, load, use);
 	kmemcheck_stop_recording();
 }
 
@@ -546,7 +599,7 @@ noinline void kmemcheck_report_copy(enum kmemcheck_bug_type type,
 	memmove(kmemcheck_stack, kmemcheck_stack + skip,
 		nr * sizeof(kmemcheck_stack[0]));
 	kmemcheck_record(nr, nr ? kmemcheck_stack[0] : _RET_IP_, type, addr,
-			 size, bad, dst, sink);
+			 size, bad, dst, sink, NULL, 0);
 	kmemcheck_stop_recording();
 }
 
@@ -635,7 +688,20 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 		pr_err("Copy of size %zu from addr %p to addr %p by task %s/%d\n",
 		       r->size, (void *)r->addr, (void *)r->dst, r->comm,
 		       r->pid);
-	else
+	else if (r->at_use && r->use == KMEMCHECK_USE_USER)
+		pr_err("Use of uninit value in %s at user address 0x%08lx by task %s/%d\n",
+		       kmemcheck_use_names[r->use], r->dst, r->comm, r->pid);
+	else if (r->at_use && r->dst)
+		pr_err("Use of uninit value in %s at addr %p by task %s/%d\n",
+		       kmemcheck_use_names[r->use], (void *)r->dst, r->comm,
+		       r->pid);
+	else if (r->at_use)
+		pr_err("Use of uninit value in %s by task %s/%d\n",
+		       kmemcheck_use_names[r->use], r->comm, r->pid);
+	if (r->at_use)
+		pr_err("Read of size %zu at addr %p by %pS\n", r->size,
+		       (void *)r->addr, (void *)r->load_ip);
+	else if (r->sink == KMEMCHECK_SINK_NONE)
 		pr_err("Read of size %zu at addr %p by task %s/%d\n", r->size,
 		       (void *)r->addr, r->comm, r->pid);
 	pr_err("First bad byte at addr %p\n", (void *)r->bad);
@@ -662,6 +728,11 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 	pr_err("Call Trace:\n");
 	stack_trace_print(r->entries, r->nr_entries, 1);
 	pr_err("\n");
+	if (r->at_use) {
+		pr_err("Uninit was loaded at:\n");
+		pr_err(" %pS\n", (void *)r->load_ip);
+		pr_err("\n");
+	}
 	kmemcheck_print_origins(r);
 	dump_stack_print_info(KERN_ERR);
 	trace_error_report_end(ERROR_DETECTOR_KMEMCHECK, r->bad);

@@ -6,8 +6,18 @@
  * access to the generic checks (mm/kmemcheck/core.c), shows the pages the
  * instruction touches and single-steps it with TF set and IF clear.
  * kmemcheck_debug_trap() hides the pages again when the step completes.
- * Plain MOVs and REP STOS/MOVS are done in the handler instead (emulate.c),
- * unless kmemcheck.fastpath=0 asks for the single-step every time.
+ * MOVs, REP STOS/MOVS and arithmetic with a memory operand are done in
+ * the handler instead (emulate.c), unless kmemcheck.fastpath=0 asks for
+ * the single-step every time.  With kmemcheck.follow=1 an instruction that
+ * reads uninitialized bytes is not checked but followed (follow.c): the
+ * step goes on, one instruction at a time, until the value is used or
+ * gone.
+ *
+ * The trap flag is kmemcheck's while one of its steps is pending: a
+ * debugger's TF is remembered in the step and handed back when it
+ * completes.  Block-stepping (DEBUGCTL.BTF, PTRACE_SINGLEBLOCK) would make
+ * TF trap at the next branch only, so BTF is cleared while a step is
+ * pending and set again when the last one completes.
  *
  * Steps nest: an NMI may touch tracked memory while a step is pending, and
  * the fault handler itself may touch tracked memory.  Each CPU keeps a
@@ -22,8 +32,10 @@
 #include <linux/percpu.h>
 #include <linux/printk.h>
 
+#include <asm/debugreg.h>
 #include <asm/insn.h>
 #include <asm/kmemcheck.h>
+#include <asm/msr.h>
 #include <asm/processor-flags.h>
 #include <asm/ptrace.h>
 #include <asm/segment.h>
@@ -31,6 +43,7 @@
 
 #include "decode.h"
 #include "emulate.h"
+#include "follow.h"
 
 /* Nesting depth: a fault, an NMI in its step, a fault in that NMI... */
 #define KMEMCHECK_MAX_DEPTH	4
@@ -42,6 +55,7 @@ struct kmemcheck_step {
 	unsigned long ip;		/* of the stepped instruction */
 	unsigned long sp;		/* tells a re-fault from an NMI */
 	unsigned long flags;		/* TF and IF as they were */
+	bool follow;			/* a value is being followed */
 	unsigned int nr_pages;
 	unsigned long pages[KMEMCHECK_MAX_PAGES];
 };
@@ -114,6 +128,32 @@ bool kmemcheck_arch_page_in_step(unsigned long addr)
 }
 
 /*
+ * A task block-stepped by ptrace runs with DEBUGCTL.BTF set, and the #DB
+ * handler sets it again on entry.  While a kmemcheck step is pending it
+ * must be clear, or TF traps only at the next branch taken.
+ */
+static void kmemcheck_btf(bool on)
+{
+	unsigned long debugctl;
+
+	if (!test_thread_flag(TIF_BLOCKSTEP))
+		return;
+	rdmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
+	if (!!(debugctl & DEBUGCTLMSR_BTF) == on)
+		return;
+	debugctl ^= DEBUGCTLMSR_BTF;
+	wrmsrl(MSR_IA32_DEBUGCTLMSR, debugctl);
+}
+
+/* Single-step the instruction at @regs with interrupts off. */
+static void kmemcheck_arm_step(struct pt_regs *regs)
+{
+	regs->flags |= X86_EFLAGS_TF;
+	regs->flags &= ~X86_EFLAGS_IF;
+	kmemcheck_btf(false);
+}
+
+/*
  * Hide the pages of the innermost step, except those an outer step still
  * needs shown and those left with nothing to check, restore the flags it
  * changed, and pop it.
@@ -134,6 +174,37 @@ static void kmemcheck_finish_step(struct kmemcheck_cpu *kc,
 	regs->flags &= ~(X86_EFLAGS_TF | X86_EFLAGS_IF);
 	regs->flags |= step->flags;
 	kc->depth--;
+	if (!kc->depth)
+		kmemcheck_btf(true);
+}
+
+/* Push a step for the instruction at @regs, before an NMI can see it. */
+static struct kmemcheck_step *kmemcheck_push_step(struct kmemcheck_cpu *kc,
+						  struct pt_regs *regs,
+						  unsigned long flags)
+{
+	struct kmemcheck_step *step = &kc->steps[kc->depth];
+
+	step->ip = regs->ip;
+	step->sp = regs->sp;
+	step->nr_pages = 0;
+	step->flags = flags;
+	step->follow = false;
+	barrier();
+	WRITE_ONCE(kc->depth, kc->depth + 1);
+	return step;
+}
+
+/*
+ * Follow the value of the fault's instruction?  Only in the context that
+ * read it, outside NMIs and any other step, and not while a debugger
+ * single-steps the code.
+ */
+static bool kmemcheck_may_follow(struct kmemcheck_cpu *kc,
+				 const struct kmemcheck_step *step)
+{
+	return kc->depth == 1 && !in_nmi() && !(step->flags & X86_EFLAGS_TF) &&
+	       kmemcheck_follow_enabled();
 }
 
 /* Is this a kernel-mode fault on a page kmemcheck hid? */
@@ -213,6 +284,8 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 				return true;
 			}
 			/* Hide before the fault path may enable interrupts. */
+			if (step->follow)
+				kmemcheck_follow_cancel();
 			kmemcheck_finish_step(kc, regs);
 			kmemcheck_count(KMEMCHECK_COUNTER_CANCELLED);
 		}
@@ -226,14 +299,13 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 			     (void *)regs->ip, (void *)address);
 		return true;
 	}
-	/* Fill the step before an NMI can see it. */
-	step = &kc->steps[kc->depth];
-	step->ip = regs->ip;
-	step->sp = regs->sp;
-	step->nr_pages = 0;
-	step->flags = regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_IF);
-	barrier();
-	WRITE_ONCE(kc->depth, kc->depth + 1);
+	/*
+	 * TF already set here is a debugger's, unless a step of ours is
+	 * pending in this context: then it is ours, and not to hand back.
+	 */
+	step = kmemcheck_push_step(kc, regs, regs->flags &
+				   (kc->depth ? X86_EFLAGS_IF :
+					X86_EFLAGS_TF | X86_EFLAGS_IF));
 	kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
 	kmemcheck_hot_fault(regs->ip, address);
 
@@ -247,6 +319,13 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	/* Whatever the decoder said, the faulting page must be shown. */
 	kmemcheck_show(step, address);
 
+	if (insn.nr && kmemcheck_may_follow(kc, step) &&
+	    kmemcheck_follow_start(regs, &raw, &insn)) {
+		step->follow = true;
+		kmemcheck_arm_step(regs);
+		return true;
+	}
+
 	/* Unless someone else is stepping it (a debugger), do it here. */
 	if (insn.nr && !(step->flags & X86_EFLAGS_TF) &&
 	    kmemcheck_may_emulate() && kmemcheck_emulate(regs, &raw, &insn)) {
@@ -255,13 +334,41 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 		return true;
 	}
 	kmemcheck_check_insn(regs, &insn);
-
-	regs->flags |= X86_EFLAGS_TF;
-	regs->flags &= ~X86_EFLAGS_IF;
+	kmemcheck_arm_step(regs);
 	return true;
 }
 
 NOKPROBE_SYMBOL(kmemcheck_page_fault);
+
+/*
+ * Step the next instruction of a followed value, with the tracked pages it
+ * touches shown: no fault needed.  If following ends here, the instruction
+ * runs as any other, with the flags of the context that read the value.
+ */
+static void kmemcheck_follow_step(struct kmemcheck_cpu *kc,
+				  struct pt_regs *regs, unsigned long flags)
+{
+	struct kmemcheck_step *step = kmemcheck_push_step(kc, regs, flags);
+	struct kmemcheck_insn insn = {};
+	u8 buf[MAX_INSN_SIZE];
+	struct insn raw;
+	unsigned int i;
+
+	if (kmemcheck_decode_at(regs, buf, &raw, &insn)) {
+		kmemcheck_follow_cancel();
+		kmemcheck_finish_step(kc, regs);
+		return;
+	}
+	for (i = 0; i < insn.nr; i++)
+		kmemcheck_show_range(step, insn.access[i].addr,
+				     insn.access[i].size);
+	if (!kmemcheck_follow_next(regs, &raw, &insn)) {
+		kmemcheck_finish_step(kc, regs);
+		return;
+	}
+	step->follow = true;
+	kmemcheck_arm_step(regs);
+}
 
 /**
  * kmemcheck_debug_trap() - complete a single-step started by a fault
@@ -276,13 +383,23 @@ NOKPROBE_SYMBOL(kmemcheck_page_fault);
 bool kmemcheck_debug_trap(struct pt_regs *regs)
 {
 	struct kmemcheck_cpu *kc = this_cpu_ptr(&kmemcheck_cpu);
-	bool theirs;
+	struct kmemcheck_step *step;
+	unsigned long flags;
+	bool theirs, follow;
 
 	if (!kc->depth)
 		return false;
-	theirs = kc->steps[kc->depth - 1].flags & X86_EFLAGS_TF;
+	step = &kc->steps[kc->depth - 1];
+	flags = step->flags;
+	theirs = flags & X86_EFLAGS_TF;
+	/* Record what the followed instruction stored before hiding. */
+	follow = step->follow && kmemcheck_follow_retire(regs);
 	kmemcheck_finish_step(kc, regs);
 	kmemcheck_count(KMEMCHECK_COUNTER_STEPS);
+	if (follow)
+		kmemcheck_follow_step(kc, regs, flags);
+	else if (kc->depth)
+		kmemcheck_btf(false);	/* the #DB entry set it again */
 	return !theirs;
 }
 

@@ -1,0 +1,1278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck on x86-32: follow a value read from uninitialized memory to
+ * where it is used, and report it there, not at the read.
+ *
+ * Correct C reads uninitialized bytes all the time without using them: a
+ * bitfield store is a read-modify-write of the bytes around it, GCC loads
+ * a short with a 32-bit MOV and stores back only %ax, small structures
+ * are copied through registers with their padding.  So with
+ * kmemcheck.follow=1, a read of uninitialized bytes is not reported: the
+ * CPU keeps single-stepping, and each instruction is modelled before it
+ * runs, with one "undefined" bit per bit of the eight registers, of the
+ * arithmetic flags and of the stack words the value was spilled to, after
+ * Valgrind's memcheck.  The value is reported where it decides something:
+ * a conditional jump, move or set on undefined flags, an address, a
+ * divisor or a count computed from undefined bits, arithmetic in place on
+ * undefined memory, or a store of undefined bits to memory that has no
+ * shadow (globals, user space).  A store to tracked memory hands the
+ * undefined bytes back to the shadow.  Following stops, with no report,
+ * once no undefined bit is left; and, not judged, at an instruction the
+ * model does not cover or after KMEMCHECK_FOLLOW_MAX_INSNS instructions.
+ *
+ * Each followed instruction is one single-step, with interrupts off and
+ * the tracked pages it touches shown, as any kmemcheck step: its effect
+ * on the shadow is recorded when the step completes, so an instruction
+ * cut short by a fault leaves the shadow as it was.  A value is followed
+ * only in the context that read it: not in NMIs, not under a debugger's
+ * single-step, one value at a time per CPU.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <linux/bits.h>
+#include <linux/kmemcheck.h>
+#include <linux/kprobes.h>
+#include <linux/minmax.h>
+#include <linux/percpu.h>
+#include <linux/printk.h>
+#include <linux/swab.h>
+#include <linux/thread_info.h>
+#include <linux/uaccess.h>
+
+#include <asm/insn.h>
+#include <asm/insn-eval.h>
+#include <asm/processor-flags.h>
+#include <asm/ptrace.h>
+
+#include "decode.h"
+#include "follow.h"
+
+/* Instructions stepped for one value before it is given up. */
+#define KMEMCHECK_FOLLOW_MAX_INSNS	256
+/* Stack words holding undefined bits, followed at once. */
+#define KMEMCHECK_FOLLOW_SLOTS		16
+
+/* The flags an arithmetic instruction computes. */
+#define KF_CF		X86_EFLAGS_CF
+#define KF_PF		X86_EFLAGS_PF
+#define KF_AF		X86_EFLAGS_AF
+#define KF_ZF		X86_EFLAGS_ZF
+#define KF_SF		X86_EFLAGS_SF
+#define KF_OF		X86_EFLAGS_OF
+#define KF_ARITH	(KF_CF | KF_PF | KF_AF | KF_ZF | KF_SF | KF_OF)
+
+/* Registers by their ModRM number. */
+enum { KF_AX, KF_CX, KF_DX, KF_BX, KF_SP, KF_BP, KF_SI, KF_DI };
+
+/* A stack word with undefined bits, spilled while following. */
+struct kmemcheck_slot {
+	unsigned long addr;		/* 4-byte aligned */
+	u32 undef;
+};
+
+/* The value followed on this CPU. */
+struct kmemcheck_follow {
+	bool active;
+	bool used;			/* reported: stop after this insn */
+	unsigned int insns;
+	u32 reg[8];			/* undefined bits, by ModRM number */
+	u32 flags;			/* undefined KF_ARITH flags */
+	struct kmemcheck_slot slot[KMEMCHECK_FOLLOW_SLOTS];
+	/*
+	 * The store of the instruction being stepped, recorded when the
+	 * step completes.  A CMPXCHG stores only if it succeeds (ZF set);
+	 * if it fails, the accumulator receives @fail_undef instead.
+	 */
+	bool store, cmpxchg;
+	unsigned long store_addr;
+	unsigned int store_size;
+	u64 store_undef;
+	u64 fail_undef;
+	struct kmemcheck_load load;
+};
+
+static DEFINE_PER_CPU(struct kmemcheck_follow, kmemcheck_follow);
+
+/* An operand of a modelled instruction. */
+struct kf_opnd {
+	enum { KF_REG, KF_MEM, KF_IMM } kind;
+	unsigned int size;		/* 1, 2 or 4 bytes */
+	unsigned int reg, shift;	/* KF_REG; shift 8 for %ah-%bh */
+	unsigned long addr;		/* KF_MEM */
+	u32 imm;			/* KF_IMM */
+};
+
+static u32 kf_mask(unsigned int size)
+{
+	return size >= 4 ? ~0U : BIT(8 * size) - 1;
+}
+
+/* Every bit from the lowest undefined one up: where carries can reach. */
+static u32 kf_smear(u32 undef)
+{
+	return undef ? ~((undef & -undef) - 1) : 0;
+}
+
+static unsigned long *kf_regp(struct pt_regs *regs, unsigned int n)
+{
+	switch (n) {
+	case KF_AX: return &regs->ax;
+	case KF_CX: return &regs->cx;
+	case KF_DX: return &regs->dx;
+	case KF_BX: return &regs->bx;
+	case KF_SP: return &regs->sp;
+	case KF_BP: return &regs->bp;
+	case KF_SI: return &regs->si;
+	default: return &regs->di;
+	}
+}
+
+/* Is @addr on the stack the followed code runs on? */
+static bool kf_on_stack(const struct pt_regs *regs, unsigned long addr)
+{
+	return (addr & ~(THREAD_SIZE - 1)) == (regs->sp & ~(THREAD_SIZE - 1));
+}
+
+static struct kmemcheck_slot *kf_slot(struct kmemcheck_follow *f,
+				      unsigned long word)
+{
+	unsigned int i;
+
+	for (i = 0; i < KMEMCHECK_FOLLOW_SLOTS; i++) {
+		if (f->slot[i].undef && f->slot[i].addr == word)
+			return &f->slot[i];
+	}
+	return NULL;
+}
+
+static u32 kf_stack_load(struct kmemcheck_follow *f, unsigned long addr,
+			 unsigned int size)
+{
+	u32 undef = 0;
+	unsigned int i;
+
+	for (i = 0; i < size; i++) {
+		struct kmemcheck_slot *s = kf_slot(f, (addr + i) & ~3UL);
+
+		if (s)
+			undef |= ((s->undef >> (8 * ((addr + i) & 3))) &
+				  0xff) << (8 * i);
+	}
+	return undef;
+}
+
+/* Spill undefined bits to the stack; false if there is no room left. */
+static bool kf_stack_store(struct kmemcheck_follow *f, unsigned long addr,
+			   unsigned int size, u64 undef)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < size; i++) {
+		unsigned long word = (addr + i) & ~3UL;
+		unsigned int shift = 8 * ((addr + i) & 3);
+		u32 byte = (undef >> (8 * i)) & 0xff;
+		struct kmemcheck_slot *s = kf_slot(f, word);
+
+		if (!s && !byte)
+			continue;
+		for (j = 0; !s && j < KMEMCHECK_FOLLOW_SLOTS; j++) {
+			if (!f->slot[j].undef) {
+				s = &f->slot[j];
+				s->addr = word;
+			}
+		}
+		if (!s)
+			return false;
+		s->undef = (s->undef & ~(0xffU << shift)) | (byte << shift);
+	}
+	return true;
+}
+
+/* The undefined bits of @size bytes of memory at @addr. */
+static u32 kf_mem_undef(struct kmemcheck_follow *f, struct pt_regs *regs,
+			unsigned long addr, unsigned int size)
+{
+	if (kf_on_stack(regs, addr))
+		return kf_stack_load(f, addr, size);
+	if (addr < TASK_SIZE_MAX)
+		return 0;
+	return kmemcheck_value_load(regs, addr, size);
+}
+
+static u32 kf_undef(struct kmemcheck_follow *f, struct pt_regs *regs,
+		    const struct kf_opnd *o)
+{
+	switch (o->kind) {
+	case KF_REG:
+		return (f->reg[o->reg] >> o->shift) & kf_mask(o->size);
+	case KF_MEM:
+		return kf_mem_undef(f, regs, o->addr, o->size) &
+		       kf_mask(o->size);
+	default:
+		return 0;
+	}
+}
+
+/* The value of @o, if it can be read; kernel memory only. */
+static bool kf_value(struct pt_regs *regs, const struct kf_opnd *o, u32 *val)
+{
+	switch (o->kind) {
+	case KF_REG:
+		*val = (*kf_regp(regs, o->reg) >> o->shift) & kf_mask(o->size);
+		return true;
+	case KF_IMM:
+		*val = o->imm & kf_mask(o->size);
+		return true;
+	default:
+		if (o->addr < TASK_SIZE_MAX ||
+		    copy_from_kernel_nofault(val, (void *)o->addr, o->size))
+			return false;
+		*val &= kf_mask(o->size);
+		return true;
+	}
+}
+
+static void kf_use(struct kmemcheck_follow *f, struct pt_regs *regs,
+		   enum kmemcheck_use use, unsigned long dst)
+{
+	if (f->used)
+		return;
+	kmemcheck_report_use(regs, use, &f->load, dst);
+	f->used = true;
+}
+
+/* Record a store of @undef to memory, or report it if it leaves tracking. */
+static void kf_store(struct kmemcheck_follow *f, struct pt_regs *regs,
+		     unsigned long addr, unsigned int size, u64 undef)
+{
+	if (!kf_on_stack(regs, addr) && !kmemcheck_page_tracked(addr) &&
+	    !kmemcheck_page_tracked(addr + size - 1)) {
+		if (undef)
+			kf_use(f, regs, addr < TASK_SIZE_MAX ?
+			       KMEMCHECK_USE_USER : KMEMCHECK_USE_STORE, addr);
+		return;
+	}
+	f->store = true;
+	f->store_addr = addr;
+	f->store_size = size;
+	f->store_undef = undef;
+}
+
+static void kf_write(struct kmemcheck_follow *f, struct pt_regs *regs,
+		     const struct kf_opnd *o, u32 undef)
+{
+	u32 mask = kf_mask(o->size);
+
+	if (o->kind == KF_REG)
+		f->reg[o->reg] = (f->reg[o->reg] & ~(mask << o->shift)) |
+				 ((undef & mask) << o->shift);
+	else if (o->kind == KF_MEM)
+		kf_store(f, regs, o->addr, o->size, undef & mask);
+}
+
+static struct kf_opnd kf_reg_opnd(unsigned int n, unsigned int size)
+{
+	struct kf_opnd o = { .kind = KF_REG, .size = size, .reg = n };
+
+	/* Without REX, byte registers 4-7 are %ah, %ch, %dh, %bh. */
+	if (size == 1 && n >= 4) {
+		o.reg = n - 4;
+		o.shift = 8;
+	}
+	return o;
+}
+
+static struct kf_opnd kf_imm_opnd(const struct insn *insn, unsigned int size)
+{
+	return (struct kf_opnd){ .kind = KF_IMM, .size = size,
+				 .imm = insn->immediate.value };
+}
+
+/* The r/m operand; its memory address comes from the decoder. */
+static bool kf_rm(const struct insn *insn, const struct kmemcheck_insn *ki,
+		  unsigned int size, struct kf_opnd *o)
+{
+	if (X86_MODRM_MOD(insn->modrm.value) == 3) {
+		*o = kf_reg_opnd(X86_MODRM_RM(insn->modrm.value), size);
+		return true;
+	}
+	if (!ki->nr)
+		return false;
+	*o = (struct kf_opnd){ .kind = KF_MEM, .size = size,
+			       .addr = ki->access[0].addr };
+	return true;
+}
+
+static struct kf_opnd kf_modrm_reg(const struct insn *insn, unsigned int size)
+{
+	return kf_reg_opnd(X86_MODRM_REG(insn->modrm.value), size);
+}
+
+/* The undefined bits of the registers forming a memory operand's address. */
+static u32 kf_addr_undef(struct kmemcheck_follow *f, const struct insn *insn)
+{
+	unsigned int mod = X86_MODRM_MOD(insn->modrm.value);
+	unsigned int rm = X86_MODRM_RM(insn->modrm.value);
+	unsigned int base, index;
+	u32 undef = 0;
+
+	if (!insn->modrm.nbytes || mod == 3)
+		return 0;
+	if (rm != 4) {
+		return mod == 0 && rm == 5 ? 0 : f->reg[rm];
+	}
+	base = X86_SIB_BASE(insn->sib.value);
+	index = X86_SIB_INDEX(insn->sib.value);
+	if (!(mod == 0 && base == 5))
+		undef |= f->reg[base];
+	if (index != 4)
+		undef |= f->reg[index] << X86_SIB_SCALE(insn->sib.value);
+	return undef;
+}
+
+/* Flags of a logical operation with result @res, undefined bits @undef. */
+static u32 kf_logic_flags(u32 res, u32 undef, unsigned int size)
+{
+	u32 flags = 0;
+
+	if (undef & BIT(8 * size - 1))
+		flags |= KF_SF;
+	if (undef & 0xff)
+		flags |= KF_PF;
+	/* A defined 1 bit makes the result non-zero whatever the rest. */
+	if (undef && !(res & ~undef & kf_mask(size)))
+		flags |= KF_ZF;
+	return flags;
+}
+
+/* AND: a bit is defined if both are, or either is a defined 0. */
+static u32 kf_and(u32 a, u32 ua, bool ka, u32 b, u32 ub, bool kb)
+{
+	u32 zeros = (ka ? ~a & ~ua : 0) | (kb ? ~b & ~ub : 0);
+
+	return (ua | ub) & ~zeros;
+}
+
+/* OR: a bit is defined if both are, or either is a defined 1. */
+static u32 kf_or(u32 a, u32 ua, bool ka, u32 b, u32 ub, bool kb)
+{
+	u32 ones = (ka ? a & ~ua : 0) | (kb ? b & ~ub : 0);
+
+	return (ua | ub) & ~ones;
+}
+
+/* The group 1 operations, in ModRM.reg and opcode order. */
+enum { KF_ADD, KF_OR, KF_ADC, KF_SBB, KF_AND, KF_SUB, KF_XOR, KF_CMP,
+       KF_TEST };
+
+static void kf_alu(struct kmemcheck_follow *f, struct pt_regs *regs,
+		   unsigned int op, const struct kf_opnd *d,
+		   const struct kf_opnd *s)
+{
+	u32 mask = kf_mask(d->size), a = 0, b = 0, ua, ub, res, flags;
+	bool ka = kf_value(regs, d, &a), kb = kf_value(regs, s, &b);
+	bool same = d->kind == KF_REG && s->kind == KF_REG &&
+		    d->reg == s->reg && d->shift == s->shift;
+
+	ua = kf_undef(f, regs, d);
+	ub = kf_undef(f, regs, s);
+	switch (op) {
+	case KF_AND:
+	case KF_TEST:
+		res = kf_and(a, ua, ka, b, ub, kb);
+		flags = kf_logic_flags(a & b, res, d->size);
+		break;
+	case KF_OR:
+		res = kf_or(a, ua, ka, b, ub, kb);
+		flags = kf_logic_flags(a | b, res, d->size);
+		break;
+	case KF_XOR:
+		res = same ? 0 : ua | ub;
+		flags = kf_logic_flags(a ^ b, res, d->size);
+		break;
+	default:
+		/* ADD, ADC, SUB, SBB, CMP: carries move undefined bits up. */
+		if (same && (op == KF_SUB || op == KF_CMP)) {
+			res = 0;
+			flags = 0;
+			break;
+		}
+		res = ua | ub;
+		if ((op == KF_ADC || op == KF_SBB) && (f->flags & KF_CF))
+			res |= 1;
+		res = kf_smear(res) & mask;
+		flags = res ? KF_ARITH : 0;
+		/* Operands differing in a defined bit are not equal. */
+		if ((op == KF_SUB || op == KF_CMP) && ka && kb &&
+		    ((a ^ b) & ~(ua | ub) & mask))
+			flags &= ~KF_ZF;
+		/* An uninitialized counter in memory is a bug. */
+		if (d->kind == KF_MEM && ua && op != KF_CMP)
+			kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
+		break;
+	}
+	f->flags = (f->flags & ~KF_ARITH) | flags;
+	if (op != KF_CMP && op != KF_TEST)
+		kf_write(f, regs, d, res);
+}
+
+/* The flags each condition code reads. */
+static const u32 kf_cc_flags[16] = {
+	KF_OF, KF_OF, KF_CF, KF_CF, KF_ZF, KF_ZF, KF_CF | KF_ZF, KF_CF | KF_ZF,
+	KF_SF, KF_SF, KF_PF, KF_PF, KF_SF | KF_OF, KF_SF | KF_OF,
+	KF_ZF | KF_SF | KF_OF, KF_ZF | KF_SF | KF_OF,
+};
+
+static bool kf_cc_true(unsigned long flags, unsigned int cc)
+{
+	bool cf = flags & KF_CF, zf = flags & KF_ZF, sf = flags & KF_SF;
+	bool of = flags & KF_OF, pf = flags & KF_PF, r;
+
+	switch (cc >> 1) {
+	case 0: r = of; break;
+	case 1: r = cf; break;
+	case 2: r = zf; break;
+	case 3: r = cf || zf; break;
+	case 4: r = sf; break;
+	case 5: r = pf; break;
+	case 6: r = sf != of; break;
+	default: r = zf || sf != of; break;
+	}
+	return (cc & 1) ? !r : r;
+}
+
+/* Does condition @cc read an undefined flag?  Then it is a use. */
+static bool kf_cc_undef(struct kmemcheck_follow *f, unsigned int cc)
+{
+	return f->flags & kf_cc_flags[cc & 15];
+}
+
+/* Shifts and rotates, group 2, by @count (undefined bits @ucount). */
+static void kf_shift(struct kmemcheck_follow *f, struct pt_regs *regs,
+		     unsigned int op, const struct kf_opnd *d,
+		     unsigned int count, u32 ucount)
+{
+	unsigned int bits = 8 * d->size;
+	u32 mask = kf_mask(d->size), u = kf_undef(f, regs, d), res;
+
+	count &= 31;
+	if (ucount & 31) {
+		/* Valgrind's rule: an undefined count, an undefined result. */
+		kf_write(f, regs, d, mask);
+		f->flags |= KF_ARITH;
+		return;
+	}
+	if (!count)
+		return;
+	switch (op) {
+	case 0:		/* ROL */
+		count %= bits;
+		res = count ? (u << count) | (u >> (bits - count)) : u;
+		break;
+	case 1:		/* ROR */
+		count %= bits;
+		res = count ? (u >> count) | (u << (bits - count)) : u;
+		break;
+	case 4:		/* SHL */
+	case 6:
+		res = count < bits ? u << count : 0;
+		break;
+	case 5:		/* SHR */
+		res = count < bits ? u >> count : 0;
+		break;
+	case 7:		/* SAR: the undefinedness of the sign bit too */
+		res = u >> min(count, bits - 1);
+		if (u & BIT(bits - 1))
+			res |= mask & ~(mask >> min(count, bits - 1));
+		break;
+	default:	/* RCL, RCR: through CF */
+		res = (u || (f->flags & KF_CF)) ? mask : 0;
+		break;
+	}
+	res &= mask;
+	kf_write(f, regs, d, res);
+	f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+}
+
+/* Everything undefined if anything is: MUL, BSF, POPCNT and the like. */
+static u32 kf_all_or_none(u32 undef, unsigned int size)
+{
+	return undef ? kf_mask(size) : 0;
+}
+
+static void kf_push(struct kmemcheck_follow *f, struct pt_regs *regs,
+		    unsigned int size, u32 undef)
+{
+	if (f->reg[KF_SP])
+		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+	kf_store(f, regs, regs->sp - size, size, undef);
+}
+
+static u32 kf_pop(struct kmemcheck_follow *f, struct pt_regs *regs,
+		  unsigned int size)
+{
+	if (f->reg[KF_SP])
+		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+	return kf_stack_load(f, regs->sp, size);
+}
+
+/* One-byte opcodes 0x00-0x3f: ALU between r/m and reg, or acc and imm. */
+static bool kf_alu_0x(struct kmemcheck_follow *f, struct pt_regs *regs,
+		      const struct insn *insn, const struct kmemcheck_insn *ki,
+		      unsigned int opsz)
+{
+	u8 op0 = insn->opcode.bytes[0];
+	unsigned int size = (op0 & 1) ? opsz : 1;
+	struct kf_opnd rm, r;
+
+	switch (op0 & 7) {
+	case 0:
+	case 1:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		r = kf_modrm_reg(insn, size);
+		kf_alu(f, regs, op0 >> 3, &rm, &r);
+		return true;
+	case 2:
+	case 3:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		r = kf_modrm_reg(insn, size);
+		kf_alu(f, regs, op0 >> 3, &r, &rm);
+		return true;
+	default:
+		r = kf_reg_opnd(KF_AX, size);
+		rm = kf_imm_opnd(insn, size);
+		kf_alu(f, regs, op0 >> 3, &r, &rm);
+		return true;
+	}
+}
+
+/* Group 3: TEST, NOT, NEG, MUL, IMUL, DIV, IDIV with an r/m operand. */
+static bool kf_group3(struct kmemcheck_follow *f, struct pt_regs *regs,
+		      const struct insn *insn, const struct kf_opnd *rm)
+{
+	unsigned int op = X86_MODRM_REG(insn->modrm.value);
+	unsigned int size = rm->size;
+	struct kf_opnd imm = kf_imm_opnd(insn, size);
+	u32 u = kf_undef(f, regs, rm), ua = f->reg[KF_AX], ud = f->reg[KF_DX];
+	u32 any;
+
+	switch (op) {
+	case 0:
+	case 1:
+		kf_alu(f, regs, KF_TEST, rm, &imm);
+		return true;
+	case 2:		/* NOT */
+		kf_write(f, regs, rm, u);
+		return true;
+	case 3:		/* NEG */
+		if (rm->kind == KF_MEM && u)
+			kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
+		kf_write(f, regs, rm, kf_smear(u));
+		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		return true;
+	case 4:		/* MUL, IMUL: %edx:%eax = %eax * r/m */
+	case 5:
+		any = u | (ua & kf_mask(size));
+		if (size == 1) {
+			f->reg[KF_AX] = (ua & ~0xffffU) | kf_all_or_none(any, 2);
+		} else {
+			f->reg[KF_AX] = (ua & ~kf_mask(size)) |
+					kf_all_or_none(any, size);
+			f->reg[KF_DX] = (ud & ~kf_mask(size)) |
+					kf_all_or_none(any, size);
+		}
+		f->flags = (f->flags & ~KF_ARITH) | (any ? KF_ARITH : 0);
+		return true;
+	default:	/* DIV, IDIV */
+		if (u)
+			kf_use(f, regs, KMEMCHECK_USE_DIVISOR, 0);
+		any = (ua | (size > 1 ? ud : 0)) & kf_mask(size == 1 ? 2 : size);
+		if (size == 1) {
+			f->reg[KF_AX] = (ua & ~0xffffU) | kf_all_or_none(any, 2);
+		} else {
+			f->reg[KF_AX] = (ua & ~kf_mask(size)) |
+					kf_all_or_none(any, size);
+			f->reg[KF_DX] = (ud & ~kf_mask(size)) |
+					kf_all_or_none(any, size);
+		}
+		f->flags |= KF_ARITH;
+		return true;
+	}
+}
+
+/* BT, BTS, BTR, BTC: CF takes the bit; BTS and BTR define it. */
+static void kf_bit(struct kmemcheck_follow *f, struct pt_regs *regs,
+		   unsigned int op, const struct kf_opnd *d, unsigned int bit)
+{
+	u32 u = kf_undef(f, regs, d);
+
+	bit &= 8 * d->size - 1;
+	f->flags = (f->flags & ~KF_CF) | ((u & BIT(bit)) ? KF_CF : 0);
+	if (op == 5 || op == 6)		/* BTS, BTR */
+		kf_write(f, regs, d, u & ~BIT(bit));
+	else if (op == 7)		/* BTC */
+		kf_write(f, regs, d, u);
+}
+
+/* CMPXCHG: ZF from the compare; the store happens only if it succeeds. */
+static void kf_cmpxchg(struct kmemcheck_follow *f, struct pt_regs *regs,
+		       const struct kf_opnd *d, const struct kf_opnd *s)
+{
+	struct kf_opnd acc = kf_reg_opnd(KF_AX, d->size);
+	u32 ud = kf_undef(f, regs, d);
+
+	kf_alu(f, regs, KF_CMP, &acc, d);
+	if (d->kind == KF_REG) {
+		/* Register forms: the outcome is not known yet; merge. */
+		kf_write(f, regs, d, ud | kf_undef(f, regs, s));
+		kf_write(f, regs, &acc, kf_undef(f, regs, &acc) | ud);
+		return;
+	}
+	f->store = false;
+	kf_write(f, regs, d, kf_undef(f, regs, s));
+	if (f->store) {
+		f->cmpxchg = true;
+		f->fail_undef = ud;
+	}
+}
+
+static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
+		  const struct insn *insn, const struct kmemcheck_insn *ki,
+		  unsigned int opsz)
+{
+	u8 op1 = insn->opcode.bytes[1];
+	unsigned int reg = X86_MODRM_REG(insn->modrm.value);
+	unsigned int size = (op1 & 1) ? opsz : 1;
+	struct kf_opnd rm, r;
+	u32 u;
+
+	if (op1 >= 0x80 && op1 <= 0x8f) {		/* Jcc rel32 */
+		if (kf_cc_undef(f, op1))
+			kf_use(f, regs, KMEMCHECK_USE_BRANCH, 0);
+		return true;
+	}
+	if (op1 >= 0x90 && op1 <= 0x9f) {		/* SETcc */
+		if (!kf_rm(insn, ki, 1, &rm))
+			return false;
+		if (kf_cc_undef(f, op1))
+			kf_use(f, regs, KMEMCHECK_USE_SELECT, 0);
+		kf_write(f, regs, &rm, 0);
+		return true;
+	}
+	if (op1 >= 0x40 && op1 <= 0x4f) {		/* CMOVcc */
+		if (!kf_rm(insn, ki, opsz, &rm))
+			return false;
+		r = kf_modrm_reg(insn, opsz);
+		if (kf_cc_undef(f, op1))
+			kf_use(f, regs, KMEMCHECK_USE_SELECT, 0);
+		else if (kf_cc_true(regs->flags, op1))
+			kf_write(f, regs, &r, kf_undef(f, regs, &rm));
+		return true;
+	}
+	if (op1 >= 0xc8 && op1 <= 0xcf) {		/* BSWAP */
+		u = f->reg[op1 - 0xc8];
+		f->reg[op1 - 0xc8] = swab32(u);
+		return true;
+	}
+	switch (op1) {
+	case 0x0d:	/* PREFETCHW */
+	case 0x18:	/* PREFETCHh */
+	case 0x1f:	/* NOP r/m */
+		return true;
+	case 0x31:	/* RDTSC */
+		f->reg[KF_AX] = 0;
+		f->reg[KF_DX] = 0;
+		return true;
+	case 0xa2:	/* CPUID */
+		f->reg[KF_AX] = f->reg[KF_BX] = f->reg[KF_CX] = f->reg[KF_DX] = 0;
+		return true;
+	case 0xae:	/* fences; CLFLUSH */
+		return X86_MODRM_MOD(insn->modrm.value) == 3 ? reg >= 5 :
+		       reg == 7;
+	case 0xb6:	/* MOVZX */
+	case 0xb7:
+	case 0xbe:	/* MOVSX */
+	case 0xbf:
+		size = (op1 & 1) ? 2 : 1;
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		u = kf_undef(f, regs, &rm);
+		if (op1 >= 0xbe && (u & BIT(8 * size - 1)))
+			u |= ~kf_mask(size);
+		r = kf_modrm_reg(insn, opsz);
+		kf_write(f, regs, &r, u);
+		return true;
+	case 0xaf:	/* IMUL r, r/m */
+		if (!kf_rm(insn, ki, opsz, &rm))
+			return false;
+		r = kf_modrm_reg(insn, opsz);
+		u = kf_undef(f, regs, &rm) | kf_undef(f, regs, &r);
+		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
+		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		return true;
+	case 0xa3:	/* BT, BTS, BTR, BTC r/m, reg */
+	case 0xab:
+	case 0xb3:
+	case 0xbb:
+		if (!kf_rm(insn, ki, opsz, &rm))
+			return false;
+		r = kf_modrm_reg(insn, opsz);
+		if (kf_undef(f, regs, &r))
+			kf_use(f, regs, rm.kind == KF_MEM ?
+			       KMEMCHECK_USE_ADDRESS : KMEMCHECK_USE_COUNT, 0);
+		kf_bit(f, regs, op1 == 0xa3 ? 4 : (op1 >> 3) & 7, &rm,
+		       *kf_regp(regs, r.reg));
+		return true;
+	case 0xba:	/* BT, BTS, BTR, BTC r/m, imm8 */
+		if (reg < 4 || !kf_rm(insn, ki, opsz, &rm))
+			return false;
+		kf_bit(f, regs, reg, &rm, insn->immediate.value);
+		return true;
+	case 0xa4:	/* SHLD, SHRD */
+	case 0xa5:
+	case 0xac:
+	case 0xad:
+		if (!kf_rm(insn, ki, opsz, &rm))
+			return false;
+		r = kf_modrm_reg(insn, opsz);
+		u = kf_undef(f, regs, &rm) | kf_undef(f, regs, &r);
+		if (op1 & 1)
+			u |= f->reg[KF_CX] & 31;
+		kf_write(f, regs, &rm, kf_all_or_none(u, opsz));
+		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		return true;
+	case 0xb0:	/* CMPXCHG */
+	case 0xb1:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		r = kf_modrm_reg(insn, size);
+		kf_cmpxchg(f, regs, &rm, &r);
+		return true;
+	case 0xc0:	/* XADD */
+	case 0xc1:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		r = kf_modrm_reg(insn, size);
+		u = kf_undef(f, regs, &rm);
+		kf_alu(f, regs, KF_ADD, &rm, &r);
+		kf_write(f, regs, &r, u);
+		return true;
+	case 0xb8:	/* POPCNT */
+	case 0xbc:	/* BSF, TZCNT */
+	case 0xbd:	/* BSR, LZCNT */
+		if ((op1 == 0xb8 && !insn_has_rep_prefix((struct insn *)insn)) ||
+		    !kf_rm(insn, ki, opsz, &rm))
+			return false;
+		r = kf_modrm_reg(insn, opsz);
+		u = kf_undef(f, regs, &rm);
+		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
+		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		return true;
+	case 0xc7:	/* CMPXCHG8B */
+		if (reg != 1 || !ki->nr)
+			return false;
+		u = kf_mem_undef(f, regs, ki->access[0].addr, 4) |
+		    kf_mem_undef(f, regs, ki->access[0].addr + 4, 4);
+		f->flags = (f->flags & ~KF_ZF) |
+			   (u || f->reg[KF_AX] || f->reg[KF_DX] ? KF_ZF : 0);
+		f->store = false;
+		kf_store(f, regs, ki->access[0].addr, 8,
+			 f->reg[KF_BX] | (u64)f->reg[KF_CX] << 32);
+		if (f->store) {
+			f->cmpxchg = true;
+			f->fail_undef =
+				kf_mem_undef(f, regs, ki->access[0].addr, 4) |
+				(u64)kf_mem_undef(f, regs,
+						  ki->access[0].addr + 4, 4) << 32;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* String instructions: one element, at %esi and/or %edi. */
+static bool kf_string(struct kmemcheck_follow *f, struct pt_regs *regs,
+		      const struct insn *insn, const struct kmemcheck_insn *ki,
+		      unsigned int opsz)
+{
+	u8 op0 = insn->opcode.bytes[0];
+	unsigned int size = (op0 & 1) ? opsz : 1;
+	struct kf_opnd acc = kf_reg_opnd(KF_AX, size);
+	u32 u;
+
+	if ((ki->flags & KMEMCHECK_INSN_REP) && (f->reg[KF_CX]))
+		kf_use(f, regs, KMEMCHECK_USE_COUNT, 0);
+	if (f->reg[KF_SI] || f->reg[KF_DI])
+		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+	if (!ki->nr)
+		return true;
+	switch (op0) {
+	case 0xa4:	/* MOVS */
+	case 0xa5:
+		u = kf_mem_undef(f, regs, ki->access[0].addr, size);
+		kf_store(f, regs, ki->access[1].addr, size, u);
+		return true;
+	case 0xaa:	/* STOS */
+	case 0xab:
+		kf_store(f, regs, ki->access[0].addr, size,
+			 kf_undef(f, regs, &acc));
+		return true;
+	case 0xac:	/* LODS */
+	case 0xad:
+		kf_write(f, regs, &acc,
+			 kf_mem_undef(f, regs, ki->access[0].addr, size));
+		return true;
+	default:	/* CMPS, SCAS */
+		u = kf_mem_undef(f, regs, ki->access[0].addr, size);
+		if (ki->nr > 1)
+			u |= kf_mem_undef(f, regs, ki->access[1].addr, size);
+		else
+			u |= kf_undef(f, regs, &acc);
+		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		return true;
+	}
+}
+
+/*
+ * Model one instruction about to run: check its uses, compute what it
+ * leaves undefined.  Return: false if it is not modelled.
+ */
+static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
+		     const struct insn *insn, const struct kmemcheck_insn *ki)
+{
+	u8 op0 = insn->opcode.bytes[0];
+	unsigned int opsz = insn->opnd_bytes;
+	unsigned int reg = X86_MODRM_REG(insn->modrm.value);
+	unsigned int size = (op0 & 1) ? opsz : 1;
+	struct kf_opnd rm, r, imm;
+	u32 u;
+
+	/* A memory operand whose address is undefined is a use. */
+	if (kf_addr_undef(f, insn) && op0 != 0x8d)
+		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+
+	if (insn->opcode.nbytes == 2 && op0 == 0x0f)
+		return kf_0f(f, regs, insn, ki, opsz);
+	if (insn->opcode.nbytes != 1)
+		return false;
+	if (op0 < 0x40 && (op0 & 7) < 6)
+		return kf_alu_0x(f, regs, insn, ki, opsz);
+	if (op0 >= 0x40 && op0 <= 0x4f) {		/* INC, DEC r32 */
+		r = kf_reg_opnd(op0 & 7, opsz);
+		u = kf_undef(f, regs, &r);
+		kf_write(f, regs, &r, kf_smear(u));
+		f->flags = (f->flags & ~(KF_ARITH & ~KF_CF)) |
+			   (u ? KF_ARITH & ~KF_CF : 0);
+		return true;
+	}
+	if (op0 >= 0x50 && op0 <= 0x57) {		/* PUSH r32 */
+		kf_push(f, regs, opsz, f->reg[op0 & 7] & kf_mask(opsz));
+		return true;
+	}
+	if (op0 >= 0x58 && op0 <= 0x5f) {		/* POP r32 */
+		r = kf_reg_opnd(op0 & 7, opsz);
+		kf_write(f, regs, &r, kf_pop(f, regs, opsz));
+		return true;
+	}
+	if (op0 >= 0x70 && op0 <= 0x7f) {		/* Jcc rel8 */
+		if (kf_cc_undef(f, op0))
+			kf_use(f, regs, KMEMCHECK_USE_BRANCH, 0);
+		return true;
+	}
+	if (op0 >= 0x91 && op0 <= 0x97) {		/* XCHG %eax, r32 */
+		u = f->reg[KF_AX];
+		f->reg[KF_AX] = f->reg[op0 & 7];
+		f->reg[op0 & 7] = u;
+		return true;
+	}
+	if (op0 >= 0xb0 && op0 <= 0xbf) {		/* MOV r, imm */
+		r = kf_reg_opnd(op0 & 7, op0 >= 0xb8 ? opsz : 1);
+		kf_write(f, regs, &r, 0);
+		return true;
+	}
+	if (op0 >= 0xa4 && op0 <= 0xaf && op0 != 0xa8 && op0 != 0xa9)
+		return kf_string(f, regs, insn, ki, opsz);
+
+	switch (op0) {
+	case 0x68:	/* PUSH imm */
+	case 0x6a:
+		kf_push(f, regs, opsz, 0);
+		return true;
+	case 0x69:	/* IMUL r, r/m, imm */
+	case 0x6b:
+		if (!kf_rm(insn, ki, opsz, &rm))
+			return false;
+		r = kf_modrm_reg(insn, opsz);
+		u = kf_undef(f, regs, &rm);
+		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
+		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		return true;
+	case 0x80:	/* group 1 r/m, imm */
+	case 0x81:
+	case 0x82:
+	case 0x83:
+		size = op0 == 0x81 || op0 == 0x83 ? opsz : 1;
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		imm = kf_imm_opnd(insn, size);
+		kf_alu(f, regs, reg, &rm, &imm);
+		return true;
+	case 0x84:	/* TEST r/m, r */
+	case 0x85:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		r = kf_modrm_reg(insn, size);
+		kf_alu(f, regs, KF_TEST, &rm, &r);
+		return true;
+	case 0x86:	/* XCHG r/m, r */
+	case 0x87:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		r = kf_modrm_reg(insn, size);
+		u = kf_undef(f, regs, &rm);
+		kf_write(f, regs, &rm, kf_undef(f, regs, &r));
+		kf_write(f, regs, &r, u);
+		return true;
+	case 0x88:	/* MOV r/m, r */
+	case 0x89:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		r = kf_modrm_reg(insn, size);
+		kf_write(f, regs, &rm, kf_undef(f, regs, &r));
+		return true;
+	case 0x8a:	/* MOV r, r/m */
+	case 0x8b:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		r = kf_modrm_reg(insn, size);
+		kf_write(f, regs, &r, kf_undef(f, regs, &rm));
+		return true;
+	case 0x8c:	/* MOV r/m, Sreg */
+		if (!kf_rm(insn, ki, X86_MODRM_MOD(insn->modrm.value) == 3 ?
+			   opsz : 2, &rm))
+			return false;
+		kf_write(f, regs, &rm, 0);
+		return true;
+	case 0x8d:	/* LEA: an address computed, not used */
+		if (X86_MODRM_MOD(insn->modrm.value) == 3)
+			return false;
+		r = kf_modrm_reg(insn, opsz);
+		kf_write(f, regs, &r, kf_smear(kf_addr_undef(f, insn)));
+		return true;
+	case 0x8f:	/* POP r/m */
+		if (reg || !kf_rm(insn, ki, opsz, &rm))
+			return false;
+		kf_write(f, regs, &rm, kf_pop(f, regs, opsz));
+		return true;
+	case 0x90:	/* NOP, PAUSE */
+		return true;
+	case 0x98:	/* CBW, CWDE */
+		u = f->reg[KF_AX] & kf_mask(opsz / 2);
+		if (u & BIT(4 * opsz - 1))
+			u |= kf_mask(opsz) & ~kf_mask(opsz / 2);
+		f->reg[KF_AX] = (f->reg[KF_AX] & ~kf_mask(opsz)) | u;
+		return true;
+	case 0x99:	/* CWD, CDQ */
+		u = (f->reg[KF_AX] & BIT(8 * opsz - 1)) ? kf_mask(opsz) : 0;
+		f->reg[KF_DX] = (f->reg[KF_DX] & ~kf_mask(opsz)) | u;
+		return true;
+	case 0x9e:	/* SAHF */
+		u = (f->reg[KF_AX] >> 8) & 0xff;
+		f->flags = (f->flags & ~(KF_ARITH & ~KF_OF)) |
+			   (u & (KF_ARITH & ~KF_OF));
+		return true;
+	case 0x9f:	/* LAHF */
+		u = (f->flags & (KF_ARITH & ~KF_OF)) ? 0xff00 : 0;
+		f->reg[KF_AX] = (f->reg[KF_AX] & ~0xff00U) | u;
+		return true;
+	case 0xa0:	/* MOV %al/%eax, moffs and back */
+	case 0xa1:
+	case 0xa2:
+	case 0xa3:
+		if (!ki->nr)
+			return false;
+		rm = (struct kf_opnd){ .kind = KF_MEM, .size = size,
+				       .addr = ki->access[0].addr };
+		r = kf_reg_opnd(KF_AX, size);
+		if (op0 < 0xa2)
+			kf_write(f, regs, &r, kf_undef(f, regs, &rm));
+		else
+			kf_write(f, regs, &rm, kf_undef(f, regs, &r));
+		return true;
+	case 0xa8:	/* TEST %al/%eax, imm */
+	case 0xa9:
+		r = kf_reg_opnd(KF_AX, size);
+		imm = kf_imm_opnd(insn, size);
+		kf_alu(f, regs, KF_TEST, &r, &imm);
+		return true;
+	case 0xc0:	/* group 2 by imm8, by 1, by %cl */
+	case 0xc1:
+	case 0xd0:
+	case 0xd1:
+	case 0xd2:
+	case 0xd3:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		if (op0 <= 0xc1)
+			kf_shift(f, regs, reg, &rm, insn->immediate.value, 0);
+		else if (op0 <= 0xd1)
+			kf_shift(f, regs, reg, &rm, 1, 0);
+		else
+			kf_shift(f, regs, reg, &rm, regs->cx, f->reg[KF_CX]);
+		return true;
+	case 0xc2:	/* RET imm16, RET */
+	case 0xc3:
+		if (kf_pop(f, regs, 4))
+			kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+		return true;
+	case 0xc6:	/* MOV r/m, imm */
+	case 0xc7:
+		if (reg || !kf_rm(insn, ki, size, &rm))
+			return false;
+		kf_write(f, regs, &rm, 0);
+		return true;
+	case 0xc9:	/* LEAVE */
+		if (f->reg[KF_BP])
+			kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+		f->reg[KF_SP] = 0;
+		f->reg[KF_BP] = kf_stack_load(f, regs->bp, 4);
+		return true;
+	case 0xd7:	/* XLAT */
+		if (f->reg[KF_BX] || (f->reg[KF_AX] & 0xff))
+			kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+		f->reg[KF_AX] &= ~0xffU;
+		return true;
+	case 0xe0:	/* LOOPNE, LOOPE, LOOP, JECXZ */
+	case 0xe1:
+	case 0xe2:
+	case 0xe3:
+		if (f->reg[KF_CX] ||
+		    (op0 < 0xe2 && kf_cc_undef(f, 4)))
+			kf_use(f, regs, KMEMCHECK_USE_BRANCH, 0);
+		return true;
+	case 0xe8:	/* CALL rel32: the return address is defined */
+		kf_push(f, regs, 4, 0);
+		return true;
+	case 0xe9:	/* JMP rel */
+	case 0xeb:
+	case 0xf8:	/* CLC, STC, CMC, CLD, STD */
+	case 0xf9:
+	case 0xf5:
+	case 0xfc:
+	case 0xfd:
+		if (op0 == 0xf8 || op0 == 0xf9)
+			f->flags &= ~KF_CF;
+		return true;
+	case 0xf6:	/* group 3 */
+	case 0xf7:
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		return kf_group3(f, regs, insn, &rm);
+	case 0xfe:	/* group 4: INC, DEC r/m8 */
+	case 0xff:	/* group 5 */
+		if (!kf_rm(insn, ki, size, &rm))
+			return false;
+		u = kf_undef(f, regs, &rm);
+		switch (reg) {
+		case 0:	/* INC, DEC */
+		case 1:
+			if (rm.kind == KF_MEM && u)
+				kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
+			kf_write(f, regs, &rm, kf_smear(u));
+			f->flags = (f->flags & ~(KF_ARITH & ~KF_CF)) |
+				   (u ? KF_ARITH & ~KF_CF : 0);
+			return true;
+		case 2:	/* CALL r/m */
+		case 4:	/* JMP r/m */
+			if (op0 != 0xff)
+				return false;
+			if (u)
+				kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+			if (reg == 2)
+				kf_push(f, regs, 4, 0);
+			return true;
+		case 6:	/* PUSH r/m */
+			if (op0 != 0xff)
+				return false;
+			kf_push(f, regs, opsz, u);
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/*
+ * Does anything stay undefined?  Stack words above the stack pointer are
+ * dead: the frames that held them have returned.
+ */
+static bool kf_live(struct kmemcheck_follow *f, const struct pt_regs *regs)
+{
+	bool live = f->flags;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		live |= f->reg[i] != 0;
+	for (i = 0; i < KMEMCHECK_FOLLOW_SLOTS; i++) {
+		if (f->slot[i].undef && f->slot[i].addr + 4 <= regs->sp)
+			f->slot[i].undef = 0;
+		live |= f->slot[i].undef != 0;
+	}
+	return live;
+}
+
+static void kf_stop(struct kmemcheck_follow *f, enum kmemcheck_counter why)
+{
+	f->active = false;
+	kmemcheck_count(why);
+}
+
+/*
+ * Model @insn for @f.  Returns false, with nothing changed, if the model
+ * does not cover it.
+ */
+static bool kf_step(struct kmemcheck_follow *f, struct pt_regs *regs,
+		    const struct insn *insn, const struct kmemcheck_insn *ki)
+{
+	struct kmemcheck_follow before;
+
+	/* The stack is far from every tracked page: one copy is cheap. */
+	memcpy(&before, f, sizeof(before));
+	f->store = false;
+	f->cmpxchg = false;
+	if (!kf_model(f, regs, insn, ki)) {
+		memcpy(f, &before, sizeof(*f));
+		return false;
+	}
+	f->insns++;
+	kmemcheck_count(KMEMCHECK_COUNTER_FOLLOW_INSNS);
+	return true;
+}
+
+/**
+ * kmemcheck_follow_start() - follow the value an instruction reads?
+ * @regs:	registers at the fault
+ * @insn:	the faulting instruction
+ * @ki:		its accesses; the tracked pages they touch are shown
+ *
+ * Called for a fault outside NMI and outside any other step, before the
+ * instruction is checked.  If it reads uninitialized bytes (and no freed
+ * or unallocated ones) and the model covers it, it is not checked but
+ * followed: the caller single-steps it, and kmemcheck_follow_retire() and
+ * kmemcheck_follow_next() take over from the debug trap.
+ *
+ * Return: true if the instruction is followed.
+ */
+bool kmemcheck_follow_start(struct pt_regs *regs, const struct insn *insn,
+			    const struct kmemcheck_insn *ki)
+{
+	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
+	unsigned long bad;
+	unsigned int i;
+
+	if (f->active || (ki->flags & KMEMCHECK_INSN_COPY))
+		return false;
+	for (i = 0; i < ki->nr; i++) {
+		if ((ki->access[i].kind & KMEMCHECK_ACCESS_READ) &&
+		    kmemcheck_range_uninit(ki->access[i].addr,
+					   ki->access[i].size, &bad))
+			break;
+	}
+	if (i == ki->nr)
+		return false;
+
+	memset(f, 0, sizeof(*f));
+	f->load.ip = regs->ip;
+	f->load.addr = ki->access[i].addr;
+	f->load.size = ki->access[i].size;
+	f->load.bad = bad;
+	if (!kf_step(f, regs, insn, ki))
+		return false;
+	f->active = true;
+	kmemcheck_count(KMEMCHECK_COUNTER_FOLLOWED);
+	return true;
+}
+NOKPROBE_SYMBOL(kmemcheck_follow_start);
+
+/**
+ * kmemcheck_follow_retire() - the followed instruction has run
+ * @regs:	registers after it
+ *
+ * Records its store in the shadow, or on the stack.
+ *
+ * Return: true if undefined bits are left to follow.
+ */
+bool kmemcheck_follow_retire(struct pt_regs *regs)
+{
+	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
+	bool ok = true;
+
+	if (!f->active)
+		return false;
+	if (f->cmpxchg && !(regs->flags & X86_EFLAGS_ZF)) {
+		/* Failed: memory unchanged, the old value in the accumulator. */
+		f->store = false;
+		f->reg[KF_AX] = f->fail_undef;
+		if (f->store_size == 8)
+			f->reg[KF_DX] = f->fail_undef >> 32;
+	}
+	if (f->store && kf_on_stack(regs, f->store_addr))
+		ok = kf_stack_store(f, f->store_addr, f->store_size,
+				    f->store_undef);
+	else if (f->store)
+		kmemcheck_value_store(f->store_addr, f->store_size,
+				      f->store_undef);
+	f->store = false;
+	f->cmpxchg = false;
+
+	if (f->used)
+		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_USED);
+	else if (!kf_live(f, regs))
+		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_DIED);
+	else if (!ok || f->insns >= KMEMCHECK_FOLLOW_MAX_INSNS)
+		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_BOUND);
+	return f->active;
+}
+NOKPROBE_SYMBOL(kmemcheck_follow_retire);
+
+/**
+ * kmemcheck_follow_next() - model the next instruction of a followed value
+ * @regs:	registers before it
+ * @insn:	the instruction, decoded
+ * @ki:		its accesses; the tracked pages they touch are shown
+ *
+ * Return: true if it is to be single-stepped and followed; false if
+ * following ends here, and the instruction runs as any other.
+ */
+bool kmemcheck_follow_next(struct pt_regs *regs, const struct insn *insn,
+			   const struct kmemcheck_insn *ki)
+{
+	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
+
+	if (!f->active)
+		return false;
+	if (!kf_step(f, regs, insn, ki)) {
+		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_BOUND);
+		return false;
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(kmemcheck_follow_next);
+
+/**
+ * kmemcheck_follow_cancel() - the followed instruction did not complete
+ *
+ * It took a fault of its own: what it would have stored is forgotten, and
+ * so is the value, which kmemcheck stops following, unjudged.
+ */
+void kmemcheck_follow_cancel(void)
+{
+	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
+
+	if (f->active)
+		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_BOUND);
+}
+NOKPROBE_SYMBOL(kmemcheck_follow_cancel);
