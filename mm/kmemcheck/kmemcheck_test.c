@@ -947,6 +947,32 @@ static void test_init_cmpxchg(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/*
+ * A CMPXCHG that fails stores nothing new: its bytes stay uninitialized
+ * (emulated or stepped, the write is recorded only once it happened).
+ */
+static void test_cmpxchg_failed_keeps_shadow(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(*p, 5);
+	kmemcheck_mark_uninitialized(p, 4);
+	KUNIT_EXPECT_EQ(test, cmpxchg(p, 1, 2), 5);
+	EXPECT_REPORT(test, UNINIT, test_cmpxchg_failed_keeps_shadow, 4, p);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+
+static void test_cmpxchg_done_initializes(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	WRITE_ONCE(*p, 5);
+	kmemcheck_mark_uninitialized(p, 4);
+	KUNIT_EXPECT_EQ(test, cmpxchg(p, 5, 2), 5);
+	EXPECT_REPORT(test, UNINIT, test_cmpxchg_done_initializes, 4, p);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
 static void test_uninit_xchg(struct kunit *test)
 {
 	u32 *p = test_alloc(test, 16, GFP_KERNEL);
@@ -1570,6 +1596,33 @@ static void test_init_copy_from_user_absent(struct kunit *test)
 }
 
 /* The twin: the bytes after those copied are still uninitialized. */
+/*
+ * A copy from a user address with nothing mapped, made with page faults
+ * disabled: the step is cut by the fault and the exception table, nothing
+ * is copied, and the destination stays uninitialized.
+ */
+static void test_cancelled_copy_keeps_shadow(struct kunit *test)
+{
+	u8 __user *user = test_user_buffer(test, PAGE_SIZE);
+	u32 *dst = test_alloc(test, 16, GFP_KERNEL);
+
+	KUNIT_ASSERT_EQ(test, vm_munmap((unsigned long)user, PAGE_SIZE), 0);
+	KUNIT_EXPECT_NE(test, copy_from_user_nofault(dst, user, 16), 0L);
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, dst, 16, KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+
+static void test_done_copy_initializes(struct kunit *test)
+{
+	u8 __user *user = test_user_buffer(test, PAGE_SIZE);
+	u32 *dst = test_alloc(test, 16, GFP_KERNEL);
+
+	KUNIT_ASSERT_EQ(test, clear_user(user, 16), 0UL);
+	KUNIT_EXPECT_EQ(test, copy_from_user_nofault(dst, user, 16), 0L);
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, dst, 16, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
 static void test_uninit_after_copy_from_user(struct kunit *test)
 {
 	u32 *dst = test_copy_from_user(test, true);
@@ -2211,6 +2264,10 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_padding_to_user),
 	KUNIT_CASE(test_follow_call),
 	KUNIT_CASE(test_follow_uaf_at_read),
+	KUNIT_CASE(test_cmpxchg_failed_keeps_shadow),
+	KUNIT_CASE(test_cmpxchg_done_initializes),
+	KUNIT_CASE(test_cancelled_copy_keeps_shadow),
+	KUNIT_CASE(test_done_copy_initializes),
 	{}
 };
 

@@ -513,9 +513,11 @@ static bool kmemcheck_arith(struct pt_regs *regs, struct insn *insn,
 		val = *reg;
 	}
 
+	/* A CMPXCHG that fails writes nothing new: recorded once it ran. */
 	kmemcheck_access(regs, a->addr, a->size,
 			 a->kind & KMEMCHECK_ACCESS_READ,
-			 a->kind & KMEMCHECK_ACCESS_WRITE);
+			 (a->kind & KMEMCHECK_ACCESS_WRITE) &&
+			 alu.op != KMEMCHECK_ALU_CMPXCHG);
 	if (alu.to_reg) {
 		/* reg op= mem: the register is the destination. */
 		mem = kmemcheck_load((void *)a->addr, alu.size);
@@ -531,6 +533,8 @@ static bool kmemcheck_arith(struct pt_regs *regs, struct insn *insn,
 	}
 	mask = kmemcheck_alu_flags(alu.op);
 	regs->flags = (regs->flags & ~mask) | (flags & mask);
+	if (alu.op == KMEMCHECK_ALU_CMPXCHG && (flags & X86_EFLAGS_ZF))
+		kmemcheck_access(regs, a->addr, a->size, false, true);
 	regs->ip += insn->length;
 	return true;
 }

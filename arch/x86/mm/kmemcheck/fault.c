@@ -56,6 +56,14 @@ struct kmemcheck_step {
 	unsigned long sp;		/* tells a re-fault from an NMI */
 	unsigned long flags;		/* TF and IF as they were */
 	bool follow;			/* a value is being followed */
+	/*
+	 * Stores are recorded when the step completes, not before: an
+	 * instruction cut short by a fault stored nothing.  A CMPXCHG stores
+	 * only if it succeeds (ZF set).
+	 */
+	bool store_if_zf;
+	unsigned int nr_stores;
+	struct kmemcheck_access stores[KMEMCHECK_MAX_ACCESSES];
 	unsigned int nr_pages;
 	unsigned long pages[KMEMCHECK_MAX_PAGES];
 };
@@ -190,6 +198,8 @@ static struct kmemcheck_step *kmemcheck_push_step(struct kmemcheck_cpu *kc,
 	step->nr_pages = 0;
 	step->flags = flags;
 	step->follow = false;
+	step->nr_stores = 0;
+	step->store_if_zf = false;
 	barrier();
 	WRITE_ONCE(kc->depth, kc->depth + 1);
 	return step;
@@ -231,8 +241,22 @@ static bool kmemcheck_insn_is_store(const struct pt_regs *regs)
 	return regs->ip == (unsigned long)atomic64_set_cx8;
 }
 
-/* Check or record every access of the instruction. */
+/* Is @insn a CMPXCHG or CMPXCHG8B, which store only if they succeed? */
+static bool kmemcheck_insn_is_cmpxchg(const struct insn *insn)
+{
+	u8 op1 = insn->opcode.bytes[1];
+
+	return insn->opcode.nbytes == 2 && insn->opcode.bytes[0] == 0x0f &&
+	       (op1 == 0xb0 || op1 == 0xb1 || op1 == 0xc7);
+}
+
+/*
+ * Check every read of the instruction now, and keep its writes in @step
+ * for kmemcheck_debug_trap() to record once it has run.
+ */
 static void kmemcheck_check_insn(struct pt_regs *regs,
+				 struct kmemcheck_step *step,
+				 const struct insn *raw,
 				 const struct kmemcheck_insn *insn)
 {
 	const struct kmemcheck_access *a = insn->access;
@@ -243,10 +267,27 @@ static void kmemcheck_check_insn(struct pt_regs *regs,
 		kmemcheck_copy(regs, a[0].addr, a[1].addr, a[0].size);
 		return;
 	}
-	for (i = 0; i < insn->nr; i++)
-		kmemcheck_access(regs, a[i].addr, a[i].size,
-				 !store && (a[i].kind & KMEMCHECK_ACCESS_READ),
-				 a[i].kind & KMEMCHECK_ACCESS_WRITE);
+	for (i = 0; i < insn->nr; i++) {
+		if (!store && (a[i].kind & KMEMCHECK_ACCESS_READ))
+			kmemcheck_access(regs, a[i].addr, a[i].size, true,
+					 false);
+		if (a[i].kind & KMEMCHECK_ACCESS_WRITE)
+			step->stores[step->nr_stores++] = a[i];
+	}
+	step->store_if_zf = !store && kmemcheck_insn_is_cmpxchg(raw);
+}
+
+/* The stepped instruction has run: record what it stored. */
+static void kmemcheck_record_stores(struct kmemcheck_step *step,
+				    struct pt_regs *regs)
+{
+	unsigned int i;
+
+	if (step->store_if_zf && !(regs->flags & X86_EFLAGS_ZF))
+		return;
+	for (i = 0; i < step->nr_stores; i++)
+		kmemcheck_access(regs, step->stores[i].addr,
+				 step->stores[i].size, false, true);
 }
 
 /**
@@ -333,7 +374,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 		kmemcheck_count(KMEMCHECK_COUNTER_EMULATED);
 		return true;
 	}
-	kmemcheck_check_insn(regs, &insn);
+	kmemcheck_check_insn(regs, step, &raw, &insn);
 	kmemcheck_arm_step(regs);
 	return true;
 }
@@ -392,7 +433,8 @@ bool kmemcheck_debug_trap(struct pt_regs *regs)
 	step = &kc->steps[kc->depth - 1];
 	flags = step->flags;
 	theirs = flags & X86_EFLAGS_TF;
-	/* Record what the followed instruction stored before hiding. */
+	/* Record what the instruction stored before hiding its pages. */
+	kmemcheck_record_stores(step, regs);
 	follow = step->follow && kmemcheck_follow_retire(regs);
 	kmemcheck_finish_step(kc, regs);
 	kmemcheck_count(KMEMCHECK_COUNTER_STEPS);
