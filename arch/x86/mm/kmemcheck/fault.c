@@ -382,6 +382,24 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 NOKPROBE_SYMBOL(kmemcheck_page_fault);
 
 /*
+ * The decoder knows the instructions that may fault on a hidden page; the
+ * others it refuses.  Following also steps jumps, calls, pushes and
+ * register operations: those with no explicit memory operand (but the
+ * string and absolute-address forms, which the decoder knows) touch no
+ * tracked memory, and the model sees to their registers.
+ */
+static bool kmemcheck_insn_no_memory(const struct insn *raw)
+{
+	u8 op0 = raw->opcode.bytes[0];
+
+	if (!raw->length)
+		return false;
+	if (raw->modrm.nbytes)
+		return X86_MODRM_MOD(raw->modrm.value) == 3;
+	return raw->opcode.nbytes != 1 || op0 < 0xa0 || op0 > 0xaf;
+}
+
+/*
  * Step the next instruction of a followed value, with the tracked pages it
  * touches shown: no fault needed.  If following ends here, the instruction
  * runs as any other, with the flags of the context that read the value.
@@ -394,8 +412,9 @@ static void kmemcheck_follow_step(struct kmemcheck_cpu *kc,
 	u8 buf[MAX_INSN_SIZE];
 	struct insn raw;
 	unsigned int i;
+	int ret = kmemcheck_decode_at(regs, buf, &raw, &insn);
 
-	if (kmemcheck_decode_at(regs, buf, &raw, &insn)) {
+	if (ret && !(ret == -EOPNOTSUPP && kmemcheck_insn_no_memory(&raw))) {
 		kmemcheck_follow_cancel();
 		kmemcheck_finish_step(kc, regs);
 		return;

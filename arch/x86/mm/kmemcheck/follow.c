@@ -319,9 +319,8 @@ static u32 kf_addr_undef(struct kmemcheck_follow *f, const struct insn *insn)
 
 	if (!insn->modrm.nbytes || mod == 3)
 		return 0;
-	if (rm != 4) {
+	if (rm != 4)
 		return mod == 0 && rm == 5 ? 0 : f->reg[rm];
-	}
 	base = X86_SIB_BASE(insn->sib.value);
 	index = X86_SIB_INDEX(insn->sib.value);
 	if (!(mod == 0 && base == 5))
@@ -363,8 +362,7 @@ static u32 kf_or(u32 a, u32 ua, bool ka, u32 b, u32 ub, bool kb)
 }
 
 /* The group 1 operations, in ModRM.reg and opcode order. */
-enum { KF_ADD, KF_OR, KF_ADC, KF_SBB, KF_AND, KF_SUB, KF_XOR, KF_CMP,
-       KF_TEST };
+enum { KF_ADD, KF_OR, KF_ADC, KF_SBB, KF_AND, KF_SUB, KF_XOR, KF_CMP, KF_TEST };
 
 static void kf_alu(struct kmemcheck_follow *f, struct pt_regs *regs,
 		   unsigned int op, const struct kf_opnd *d,
@@ -429,15 +427,31 @@ static bool kf_cc_true(unsigned long flags, unsigned int cc)
 	bool cf = flags & KF_CF, zf = flags & KF_ZF, sf = flags & KF_SF;
 	bool of = flags & KF_OF, pf = flags & KF_PF, r;
 
-	switch (cc >> 1) {
-	case 0: r = of; break;
-	case 1: r = cf; break;
-	case 2: r = zf; break;
-	case 3: r = cf || zf; break;
-	case 4: r = sf; break;
-	case 5: r = pf; break;
-	case 6: r = sf != of; break;
-	default: r = zf || sf != of; break;
+	switch ((cc >> 1) & 7) {
+	case 0:
+		r = of;
+		break;
+	case 1:
+		r = cf;
+		break;
+	case 2:
+		r = zf;
+		break;
+	case 3:
+		r = cf || zf;
+		break;
+	case 4:
+		r = sf;
+		break;
+	case 5:
+		r = pf;
+		break;
+	case 6:
+		r = sf != of;
+		break;
+	default:
+		r = zf || sf != of;
+		break;
 	}
 	return (cc & 1) ? !r : r;
 }
@@ -687,7 +701,10 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		f->reg[KF_DX] = 0;
 		return true;
 	case 0xa2:	/* CPUID */
-		f->reg[KF_AX] = f->reg[KF_BX] = f->reg[KF_CX] = f->reg[KF_DX] = 0;
+		f->reg[KF_AX] = 0;
+		f->reg[KF_BX] = 0;
+		f->reg[KF_CX] = 0;
+		f->reg[KF_DX] = 0;
 		return true;
 	case 0xae:	/* fences; CLFLUSH */
 		return X86_MODRM_MOD(insn->modrm.value) == 3 ? reg >= 5 :
@@ -803,7 +820,7 @@ static bool kf_string(struct kmemcheck_follow *f, struct pt_regs *regs,
 	struct kf_opnd acc = kf_reg_opnd(KF_AX, size);
 	u32 u;
 
-	if ((ki->flags & KMEMCHECK_INSN_REP) && (f->reg[KF_CX]))
+	if ((ki->flags & KMEMCHECK_INSN_REP) && f->reg[KF_CX])
 		kf_use(f, regs, KMEMCHECK_USE_COUNT, 0);
 	if (f->reg[KF_SI] || f->reg[KF_DI])
 		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
@@ -1195,6 +1212,7 @@ bool kmemcheck_follow_start(struct pt_regs *regs, const struct insn *insn,
 	kmemcheck_count(KMEMCHECK_COUNTER_FOLLOWED);
 	return true;
 }
+
 NOKPROBE_SYMBOL(kmemcheck_follow_start);
 
 /**
@@ -1236,6 +1254,7 @@ bool kmemcheck_follow_retire(struct pt_regs *regs)
 		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_BOUND);
 	return f->active;
 }
+
 NOKPROBE_SYMBOL(kmemcheck_follow_retire);
 
 /**
@@ -1260,6 +1279,7 @@ bool kmemcheck_follow_next(struct pt_regs *regs, const struct insn *insn,
 	}
 	return true;
 }
+
 NOKPROBE_SYMBOL(kmemcheck_follow_next);
 
 /**
@@ -1275,4 +1295,5 @@ void kmemcheck_follow_cancel(void)
 	if (f->active)
 		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_BOUND);
 }
+
 NOKPROBE_SYMBOL(kmemcheck_follow_cancel);
