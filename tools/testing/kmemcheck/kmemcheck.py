@@ -112,6 +112,7 @@ class HostTest:
 	name: str
 	make_args: Callable[['Context'], List[str]]
 	needs_kernel: bool = False
+	mode: str = ''  # '-m32' or 'native'; '' for the one the Makefile probes
 
 
 HOST_TESTS = (
@@ -120,7 +121,11 @@ HOST_TESTS = (
 		 lambda c: [f'KDIR={c.tree}', f'VMLINUX={os.path.join(c.obj, "vmlinux")}',
 			    'crosscheck'],
 		 needs_kernel=True),
+	# Where -m32 runs, the native build too, so that it cannot rot.
+	HostTest('decoder-check-native', lambda c: [f'KDIR={c.tree}', 'check'], mode='native'),
 )
+# The Makefile's variable for each mode.
+DECODER_M32 = {'-m32': '-m32', 'native': ''}
 
 
 @dataclass
@@ -392,8 +397,19 @@ class Reporter:
 			print(f'FAIL {r.name}: {r.detail}', flush=True)
 
 
+def decoder_mode(path: str) -> str:
+	"""'-m32' where a -m32 program links and runs, else 'native' (the
+	Makefile's probe; M32_RUN in the environment reaches it)."""
+	proc = tree.run(['make', '-s', '-C', path, 'mode'], check=False)
+	mode = proc.stdout.strip().splitlines()[-1:] if proc.returncode == 0 else []
+	if mode and mode[0] in DECODER_M32:
+		return mode[0]
+	raise HarnessError(f'{DECODER_DIR}: make mode printed {proc.stdout.strip()!r}')
+
+
 def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 	path = os.path.join(REPO, DECODER_DIR)
+	probed = ''
 	for t in HOST_TESTS:
 		name = f'host/{t.name}'
 		if not rep.wants(name):
@@ -404,8 +420,20 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 		if t.needs_kernel and not kernel_ok:
 			rep.report(Result(name, False, 'needs the kernel, which did not build'))
 			continue
+		try:
+			probed = probed or decoder_mode(path)
+		except HarnessError as e:
+			rep.report(Result(name, False, str(e)))
+			continue
+		mode = t.mode or probed
+		if t.mode and t.mode == probed:
+			rep.report(Result(name, None, f'{mode} is the mode the other host tests ran in'))
+			continue
+		# Each mode builds in a directory of its own.
+		out = os.path.join(ctx.build_dir, 'decoder-' + mode.lstrip('-'))
 		t0 = time.time()
-		proc = tree.run(['make', '-C', path, *t.make_args(ctx)], check=False)
+		proc = tree.run(['make', '-C', path, f'M32={DECODER_M32[mode]}', f'OUT={out}',
+				 *t.make_args(ctx)], check=False)
 		log_path = os.path.join(ctx.logs, f'{t.name}.log')
 		with open(log_path, 'w') as f:
 			f.write(proc.stdout)
@@ -415,8 +443,8 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 		summary = [l for l in lines if SUMMARY_RE.search(l)]
 		last = (summary or lines or [''])[-1]
 		ok = proc.returncode == 0
-		rep.report(Result(name, ok, (f'[{last}]' if ok else
-					     f'exit {proc.returncode}: {last} (log: {log_path})'),
+		rep.report(Result(name, ok, (f'[{mode}: {last}]' if ok else
+					     f'exit {proc.returncode} ({mode}): {last} (log: {log_path})'),
 				  time.time() - t0),
 			   tail='' if ok else '\n'.join(proc.stdout.splitlines()[-20:]))
 
