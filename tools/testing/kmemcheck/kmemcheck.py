@@ -434,7 +434,8 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 			continue
 		mode = t.mode or probed
 		if t.mode and t.mode == probed:
-			rep.report(Result(name, None, f'{mode} is the mode the other host tests ran in'))
+			rep.report(Result(name, None,
+					  f'{mode} is the mode the other host tests ran in'))
 			continue
 		# Each mode builds in a directory of its own.
 		out = os.path.join(ctx.build_dir, 'decoder-' + mode.lstrip('-'))
@@ -451,7 +452,8 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 		last = (summary or lines or [''])[-1]
 		ok = proc.returncode == 0
 		rep.report(Result(name, ok, (f'[{mode}: {last}]' if ok else
-					     f'exit {proc.returncode} ({mode}): {last} (log: {log_path})'),
+					     f'exit {proc.returncode} ({mode}): {last} '
+					     f'(log: {log_path})'),
 				  time.time() - t0, log=log_path),
 			   tail='' if ok else '\n'.join(proc.stdout.splitlines()[-20:]))
 

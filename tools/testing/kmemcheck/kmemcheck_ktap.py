@@ -88,7 +88,8 @@ def check(path: str, entries: Iterable[Entry], kunit_parser) -> Optional[str]:
 			f'the harness {want[0]} passed, {want[1]} failed, {want[2]} skipped')
 	status = {True: st.SUCCESS, False: st.FAILURE, None: st.SKIPPED}
 	if len(top.subtests) != len(entries):
-		return f'kunit_parser read {len(top.subtests)} tests, the harness wrote {len(entries)}'
+		return (f'kunit_parser read {len(top.subtests)} tests, '
+			f'the harness wrote {len(entries)}')
 	for e, t in zip(entries, top.subtests):
 		if t.name != _name(e.name) or t.status != status[e.ok]:
 			return (f'kunit_parser read {t.name!r} {t.status.name}, '
