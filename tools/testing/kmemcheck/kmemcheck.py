@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kmemcheck_decode as decode  # noqa: E402
 import kmemcheck_export as export  # noqa: E402
+import kmemcheck_ktap as ktap  # noqa: E402
 import kmemcheck_bench as bench  # noqa: E402
 import kmemcheck_qemu as qemu  # noqa: E402
 import kmemcheck_ksuites as ksuites  # noqa: E402
@@ -112,6 +113,7 @@ class HostTest:
 	name: str
 	make_args: Callable[['Context'], List[str]]
 	needs_kernel: bool = False
+	mode: str = ''  # '-m32' or 'native'; '' for the one the Makefile probes
 
 
 HOST_TESTS = (
@@ -120,7 +122,11 @@ HOST_TESTS = (
 		 lambda c: [f'KDIR={c.tree}', f'VMLINUX={os.path.join(c.obj, "vmlinux")}',
 			    'crosscheck'],
 		 needs_kernel=True),
+	# Where -m32 runs, the native build too, so that it cannot rot.
+	HostTest('decoder-check-native', lambda c: [f'KDIR={c.tree}', 'check'], mode='native'),
 )
+# The Makefile's variable for each mode.
+DECODER_M32 = {'-m32': '-m32', 'native': ''}
 
 
 @dataclass
@@ -356,6 +362,7 @@ class Result:
 	detail: str = ''
 	seconds: Optional[float] = 0.0
 	where: str = ''  # shown instead of the time when seconds is None
+	log: str = ''  # the log of the test, for results.ktap
 
 
 class Reporter:
@@ -365,6 +372,7 @@ class Reporter:
 		self.pattern = pattern
 		self.passed = 0
 		self.failed = 0
+		self.results: List[Result] = []
 
 	def wants(self, name: str) -> bool:
 		return self.pattern is None or fnmatch.fnmatch(name, self.pattern) or \
@@ -376,7 +384,11 @@ class Reporter:
 			return True
 		return fnmatch.fnmatch(layer, self.pattern.split('/', 1)[0])
 
+	def entries(self) -> List[ktap.Entry]:
+		return [ktap.Entry(r.name, r.ok, r.detail, r.seconds, r.log) for r in self.results]
+
 	def report(self, r: Result, tail: str = '') -> None:
+		self.results.append(r)
 		if r.ok is None:
 			print(f'SKIP {r.name}: {r.detail}', flush=True)
 			return
@@ -392,8 +404,19 @@ class Reporter:
 			print(f'FAIL {r.name}: {r.detail}', flush=True)
 
 
+def decoder_mode(path: str) -> str:
+	"""'-m32' where a -m32 program links and runs, else 'native' (the
+	Makefile's probe; M32_RUN in the environment reaches it)."""
+	proc = tree.run(['make', '-s', '-C', path, 'mode'], check=False)
+	mode = proc.stdout.strip().splitlines()[-1:] if proc.returncode == 0 else []
+	if mode and mode[0] in DECODER_M32:
+		return mode[0]
+	raise HarnessError(f'{DECODER_DIR}: make mode printed {proc.stdout.strip()!r}')
+
+
 def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 	path = os.path.join(REPO, DECODER_DIR)
+	probed = ''
 	for t in HOST_TESTS:
 		name = f'host/{t.name}'
 		if not rep.wants(name):
@@ -404,8 +427,21 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 		if t.needs_kernel and not kernel_ok:
 			rep.report(Result(name, False, 'needs the kernel, which did not build'))
 			continue
+		try:
+			probed = probed or decoder_mode(path)
+		except HarnessError as e:
+			rep.report(Result(name, False, str(e)))
+			continue
+		mode = t.mode or probed
+		if t.mode and t.mode == probed:
+			rep.report(Result(name, None,
+					  f'{mode} is the mode the other host tests ran in'))
+			continue
+		# Each mode builds in a directory of its own.
+		out = os.path.join(ctx.build_dir, 'decoder-' + mode.lstrip('-'))
 		t0 = time.time()
-		proc = tree.run(['make', '-C', path, *t.make_args(ctx)], check=False)
+		proc = tree.run(['make', '-C', path, f'M32={DECODER_M32[mode]}', f'OUT={out}',
+				 *t.make_args(ctx)], check=False)
 		log_path = os.path.join(ctx.logs, f'{t.name}.log')
 		with open(log_path, 'w') as f:
 			f.write(proc.stdout)
@@ -415,10 +451,38 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 		summary = [l for l in lines if SUMMARY_RE.search(l)]
 		last = (summary or lines or [''])[-1]
 		ok = proc.returncode == 0
-		rep.report(Result(name, ok, (f'[{last}]' if ok else
-					     f'exit {proc.returncode}: {last} (log: {log_path})'),
-				  time.time() - t0),
+		rep.report(Result(name, ok, (f'[{mode}: {last}]' if ok else
+					     f'exit {proc.returncode} ({mode}): {last} '
+					     f'(log: {log_path})'),
+				  time.time() - t0, log=log_path),
 			   tail='' if ok else '\n'.join(proc.stdout.splitlines()[-20:]))
+
+
+def write_results(ctx: Context, rep: Reporter, title: str) -> str:
+	"""build/logs/results.ktap: every test so far, for kunit_parser and CI."""
+	path = os.path.join(ctx.logs, 'results.ktap')
+	os.makedirs(ctx.logs, exist_ok=True)
+	ktap.write(path, rep.entries(), title)
+	return path
+
+
+def test_results(ctx: Context, rep: Reporter, title: str) -> None:
+	"""host/results-ktap: kunit_parser reads back what the harness counted.
+
+	Runs last, on the file of all the tests before it, which is then
+	written again with this one."""
+	name = 'host/results-ktap'
+	if not rep.wants(name):
+		return
+	t0 = time.time()
+	path = write_results(ctx, rep, title)
+	try:
+		why = ktap.check(path, rep.entries(), _import_kunit_parser(ctx))
+	except ImportError as e:
+		why = f'no kunit_parser in {ctx.tree}: {e}'
+	n = len(rep.results)
+	rep.report(Result(name, not why, why or f'[{n} tests read back by kunit_parser]',
+			  time.time() - t0, log=path))
 
 
 def _import_kunit_parser(ctx: Context):
@@ -473,19 +537,21 @@ def kunit_boot(ctx: Context, rep: Reporter, layer: str, cmdline: str) -> None:
 		seen += 1
 		status = case.status
 		if status == kp.TestStatus.SUCCESS:
-			rep.report(Result(full, True, '', None, 'in the kunit boot'))
+			rep.report(Result(full, True, '', None, 'in the kunit boot', res.log_path))
 		elif status == kp.TestStatus.SKIPPED:
-			rep.report(Result(full, None, 'skipped by the test'))
+			rep.report(Result(full, None, 'skipped by the test', log=res.log_path))
 		else:
 			detail = [l.strip() for l in case.log if l.strip()][-3:]
-			rep.report(Result(full, False, f'{status.name}: ' + ' | '.join(detail)))
+			rep.report(Result(full, False, f'{status.name}: ' + ' | '.join(detail),
+					  log=res.log_path))
 	if why or not seen:
 		reason = why or ('no KUnit results in the console' if top.name == '<missing>'
 				 else 'no test case matched')
 		rep.report(Result(f'{layer}/boot', False, f'{reason} (log: {res.log_path})',
-				  res.seconds), tail=res.tail())
+				  res.seconds, log=res.log_path), tail=res.tail())
 	else:
-		rep.report(Result(f'{layer}/boot', True, f'[{seen} cases]', res.seconds))
+		rep.report(Result(f'{layer}/boot', True, f'[{seen} cases]', res.seconds,
+				  log=res.log_path))
 
 
 def test_ksuites(ctx: Context, rep: Reporter) -> None:
@@ -567,15 +633,15 @@ def test_boots(ctx: Context, rep: Reporter) -> None:
 		if not rep.wants(name):
 			pass
 		elif why:
-			rep.report(Result(name, False, f'{why} (log: {res.log_path})', res.seconds),
-				   tail=res.tail())
+			rep.report(Result(name, False, f'{why} (log: {res.log_path})', res.seconds,
+					  log=res.log_path), tail=res.tail())
 		else:
-			rep.report(Result(name, True, '', res.seconds))
+			rep.report(Result(name, True, '', res.seconds, log=res.log_path))
 		for dname, check in derived:
 			t0 = time.time()
 			why = check(ctx, res)
 			rep.report(Result(dname, not why, why or f'[{t.name} console]',
-					  time.time() - t0))
+					  time.time() - t0, log=res.log_path))
 
 
 def stress_boot(ctx: Context, name: str, duration: int, mode: int,
@@ -609,7 +675,7 @@ def test_stress(ctx: Context, rep: Reporter) -> None:
 		res, why = stress_boot(ctx, f'stress-{mode}', stress.DEFAULT_DURATION, mode)
 		print_report_summary(res.lines)
 		rep.report(Result(name, not why, f'{why} (log: {res.log_path})' if why else '',
-				  res.seconds), tail=res.tail() if why else '')
+				  res.seconds, log=res.log_path), tail=res.tail() if why else '')
 
 
 def cmd_stress(ctx: Context, args: argparse.Namespace) -> int:
@@ -704,12 +770,14 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 	rep = Reporter(args.filter)
 	kernel_ok = False
 	t0 = time.time()
+	build_log = os.path.join(ctx.logs, f'build-{ctx.config}.log')
 	try:
 		prepare_and_build(ctx)
 		kernel_ok = True
-		rep.report(Result(f'build/{ctx.config}', True, '', time.time() - t0))
+		rep.report(Result(f'build/{ctx.config}', True, '', time.time() - t0, log=build_log))
 	except HarnessError as e:
-		rep.report(Result(f'build/{ctx.config}', False, str(e).splitlines()[0]))
+		rep.report(Result(f'build/{ctx.config}', False, str(e).splitlines()[0],
+				  log=build_log))
 	test_host(ctx, rep, kernel_ok)
 	if kernel_ok:
 		test_lint(ctx, rep)
@@ -718,6 +786,11 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 		test_ksuites(ctx, rep)
 		test_boots(ctx, rep)
 		test_stress(ctx, rep)
+	title = (f'kmemcheck.py test --config {ctx.config}' +
+		 (f" --filter '{args.filter}'" if args.filter else '') +
+		 time.strftime(', %Y-%m-%d %H:%M:%S UTC', time.gmtime()))
+	test_results(ctx, rep, title)
+	print(f'results: {write_results(ctx, rep, title)}', flush=True)
 	print(f'{rep.passed} passed, {rep.failed} failed')
 	return 1 if rep.failed else 0
 

@@ -13,6 +13,7 @@ nothing is unknown to the decoder, except the EXCLUDED mnemonics below.
 import argparse
 import collections
 import re
+import shlex
 import subprocess
 import sys
 
@@ -150,7 +151,8 @@ def parse_objdump(objdump, vmlinux):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--objdump', default='objdump')
-    ap.add_argument('--decoder', default='./decode_bytes')
+    ap.add_argument('--decoder', default='./decode_bytes',
+                    help='command to run, e.g. "qemu-i386 ./decode_bytes"')
     ap.add_argument('--examples', type=int, default=30)
     ap.add_argument('vmlinux')
     args = ap.parse_args()
@@ -159,7 +161,7 @@ def main():
     if not insns:
         sys.exit('no instructions with a memory operand in %s' %
                  args.vmlinux)
-    out = subprocess.run([args.decoder], check=True, text=True,
+    out = subprocess.run(shlex.split(args.decoder), check=True, text=True,
                          input=''.join(' '.join(c) + '\n'
                                        for _, c, _, _ in insns),
                          stdout=subprocess.PIPE).stdout.splitlines()

@@ -446,10 +446,10 @@ static void default_regs(struct pt_regs *regs)
 static bool set_regs(struct pt_regs *regs, const char *spec)
 {
 	char name[8];
-	unsigned long val;
+	long long val;	/* %li would saturate 0xc0000000 at LONG_MAX with -m32 */
 	int n;
 
-	while (spec && sscanf(spec, " %7[a-z]=%li%n", name, &val, &n) == 2) {
+	while (spec && sscanf(spec, " %7[a-z]=%lli%n", name, &val, &n) == 2) {
 		spec += n;
 		if (!strcmp(name, "ax"))
 			regs->ax = val;
