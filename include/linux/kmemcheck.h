@@ -178,16 +178,120 @@ static __always_inline void kmemcheck_handle_dma_sg(struct scatterlist *sg,
 		__kmemcheck_handle_dma_sg(sg, nents, dir);
 }
 
-void kmemcheck_mark_unallocated(const void *address, size_t size);
-void kmemcheck_mark_uninitialized(const void *address, size_t size);
-void kmemcheck_mark_initialized(const void *address, size_t size);
-void kmemcheck_mark_freed(const void *address, size_t size);
+void __kmemcheck_mark_unallocated(const void *address, size_t size);
+void __kmemcheck_mark_uninitialized(const void *address, size_t size);
+void __kmemcheck_mark_initialized(const void *address, size_t size);
+void __kmemcheck_mark_freed(const void *address, size_t size);
+void __kmemcheck_mark_unallocated_pages(struct page *page, unsigned int n);
+void __kmemcheck_mark_uninitialized_pages(struct page *page, unsigned int n);
+void __kmemcheck_mark_initialized_pages(struct page *page, unsigned int n);
+bool __kmemcheck_is_obj_initialized(const void *address, size_t size);
 
-void kmemcheck_mark_unallocated_pages(struct page *page, unsigned int n);
-void kmemcheck_mark_uninitialized_pages(struct page *page, unsigned int n);
-void kmemcheck_mark_initialized_pages(struct page *page, unsigned int n);
+/**
+ * kmemcheck_mark_unallocated() - mark memory as not part of any object
+ * @address:	first byte
+ * @size:	number of bytes
+ *
+ * Untracked bytes in the range are ignored, as in every kmemcheck_mark_*().
+ * With kmemcheck off, as in every annotation, only a static branch is
+ * executed.
+ */
+static __always_inline void kmemcheck_mark_unallocated(const void *address,
+						       size_t size)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_mark_unallocated(address, size);
+}
 
-bool kmemcheck_is_obj_initialized(const void *address, size_t size);
+/**
+ * kmemcheck_mark_uninitialized() - mark memory as never written
+ * @address:	first byte
+ * @size:	number of bytes
+ */
+static __always_inline void kmemcheck_mark_uninitialized(const void *address,
+							 size_t size)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_mark_uninitialized(address, size);
+}
+
+/**
+ * kmemcheck_mark_initialized() - mark memory as written
+ * @address:	first byte
+ * @size:	number of bytes
+ *
+ * For memory written behind kmemcheck's back: by a device, by user space
+ * through a mapping, or through another virtual alias.
+ */
+static __always_inline void kmemcheck_mark_initialized(const void *address,
+						       size_t size)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_mark_initialized(address, size);
+}
+
+/**
+ * kmemcheck_mark_freed() - mark memory as freed
+ * @address:	first byte
+ * @size:	number of bytes
+ */
+static __always_inline void kmemcheck_mark_freed(const void *address,
+						 size_t size)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_mark_freed(address, size);
+}
+
+/**
+ * kmemcheck_mark_unallocated_pages() - mark whole pages unallocated
+ * @page:	first page
+ * @n:		number of pages
+ */
+static __always_inline void kmemcheck_mark_unallocated_pages(struct page *page,
+							     unsigned int n)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_mark_unallocated_pages(page, n);
+}
+
+/**
+ * kmemcheck_mark_uninitialized_pages() - mark whole pages never written
+ * @page:	first page
+ * @n:		number of pages
+ */
+static __always_inline void
+kmemcheck_mark_uninitialized_pages(struct page *page, unsigned int n)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_mark_uninitialized_pages(page, n);
+}
+
+/**
+ * kmemcheck_mark_initialized_pages() - mark whole pages written
+ * @page:	first page
+ * @n:		number of pages
+ */
+static __always_inline void kmemcheck_mark_initialized_pages(struct page *page,
+							     unsigned int n)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_mark_initialized_pages(page, n);
+}
+
+/**
+ * kmemcheck_is_obj_initialized() - is every tracked byte of a range written?
+ * @address:	first byte
+ * @size:	number of bytes
+ *
+ * Return: false if any tracked byte in the range is not initialized; true
+ * with kmemcheck off.
+ */
+static __always_inline bool kmemcheck_is_obj_initialized(const void *address,
+							 size_t size)
+{
+	return !kmemcheck_enabled() ||
+	       __kmemcheck_is_obj_initialized(address, size);
+}
 
 void kmemcheck_disable_current(void);
 void kmemcheck_enable_current(void);
@@ -332,6 +436,10 @@ static inline bool kmemcheck_is_obj_initialized(const void *address,
 
 static inline void kmemcheck_disable_current(void) { }
 static inline void kmemcheck_enable_current(void) { }
+static inline bool kmemcheck_page_tracked(unsigned long addr)
+{
+	return false;
+}
 
 #endif /* CONFIG_KMEMCHECK */
 

@@ -360,90 +360,90 @@ EXPORT_SYMBOL(kmemcheck_copy_to_user);
 /* === Annotations ========================================================= */
 
 /**
- * kmemcheck_mark_unallocated() - mark memory as not part of any object
+ * __kmemcheck_mark_unallocated() - mark memory as not part of any object
  * @address:	first byte
  * @size:	number of bytes
  *
  * Untracked bytes in the range are ignored, as in every kmemcheck_mark_*().
  */
-void kmemcheck_mark_unallocated(const void *address, size_t size)
+void __kmemcheck_mark_unallocated(const void *address, size_t size)
 {
 	kmemcheck_shadow_set((unsigned long)address, size,
 			     KMEMCHECK_SHADOW_UNALLOCATED);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_mark_unallocated);
+EXPORT_SYMBOL_GPL(__kmemcheck_mark_unallocated);
 
 /**
- * kmemcheck_mark_uninitialized() - mark memory as never written
+ * __kmemcheck_mark_uninitialized() - mark memory as never written
  * @address:	first byte
  * @size:	number of bytes
  */
-void kmemcheck_mark_uninitialized(const void *address, size_t size)
+void __kmemcheck_mark_uninitialized(const void *address, size_t size)
 {
 	kmemcheck_shadow_set((unsigned long)address, size,
 			     KMEMCHECK_SHADOW_UNINITIALIZED);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_mark_uninitialized);
+EXPORT_SYMBOL_GPL(__kmemcheck_mark_uninitialized);
 
 /**
- * kmemcheck_mark_initialized() - mark memory as written
+ * __kmemcheck_mark_initialized() - mark memory as written
  * @address:	first byte
  * @size:	number of bytes
  *
  * For memory written behind kmemcheck's back: by a device, by user space
  * through a mapping, or through another virtual alias.
  */
-void kmemcheck_mark_initialized(const void *address, size_t size)
+void __kmemcheck_mark_initialized(const void *address, size_t size)
 {
 	kmemcheck_shadow_set((unsigned long)address, size,
 			     KMEMCHECK_SHADOW_INITIALIZED);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_mark_initialized);
+EXPORT_SYMBOL_GPL(__kmemcheck_mark_initialized);
 
 /**
- * kmemcheck_mark_freed() - mark memory as freed
+ * __kmemcheck_mark_freed() - mark memory as freed
  * @address:	first byte
  * @size:	number of bytes
  */
-void kmemcheck_mark_freed(const void *address, size_t size)
+void __kmemcheck_mark_freed(const void *address, size_t size)
 {
 	kmemcheck_shadow_set((unsigned long)address, size,
 			     KMEMCHECK_SHADOW_FREED);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_mark_freed);
+EXPORT_SYMBOL_GPL(__kmemcheck_mark_freed);
 
 /**
- * kmemcheck_mark_unallocated_pages() - mark whole pages unallocated
+ * __kmemcheck_mark_unallocated_pages() - mark whole pages unallocated
  * @page:	first page
  * @n:		number of pages
  */
-void kmemcheck_mark_unallocated_pages(struct page *page, unsigned int n)
+void __kmemcheck_mark_unallocated_pages(struct page *page, unsigned int n)
 {
 	kmemcheck_shadow_set_pages(page, n, KMEMCHECK_SHADOW_UNALLOCATED);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_mark_unallocated_pages);
+EXPORT_SYMBOL_GPL(__kmemcheck_mark_unallocated_pages);
 
 /**
- * kmemcheck_mark_uninitialized_pages() - mark whole pages never written
+ * __kmemcheck_mark_uninitialized_pages() - mark whole pages never written
  * @page:	first page
  * @n:		number of pages
  */
-void kmemcheck_mark_uninitialized_pages(struct page *page, unsigned int n)
+void __kmemcheck_mark_uninitialized_pages(struct page *page, unsigned int n)
 {
 	kmemcheck_shadow_set_pages(page, n, KMEMCHECK_SHADOW_UNINITIALIZED);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_mark_uninitialized_pages);
+EXPORT_SYMBOL_GPL(__kmemcheck_mark_uninitialized_pages);
 
 /**
- * kmemcheck_mark_initialized_pages() - mark whole pages written
+ * __kmemcheck_mark_initialized_pages() - mark whole pages written
  * @page:	first page
  * @n:		number of pages
  */
-void kmemcheck_mark_initialized_pages(struct page *page, unsigned int n)
+void __kmemcheck_mark_initialized_pages(struct page *page, unsigned int n)
 {
 	kmemcheck_shadow_set_pages(page, n, KMEMCHECK_SHADOW_INITIALIZED);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_mark_initialized_pages);
+EXPORT_SYMBOL_GPL(__kmemcheck_mark_initialized_pages);
 
 /*
  * First tracked byte of [addr, addr + size) that is not initialized.  A page
@@ -475,20 +475,20 @@ static bool kmemcheck_find_bad(unsigned long addr, size_t size,
 }
 
 /**
- * kmemcheck_is_obj_initialized() - is every tracked byte of a range written?
+ * __kmemcheck_is_obj_initialized() - is every tracked byte of a range written?
  * @address:	first byte
  * @size:	number of bytes
  *
  * Return: false if any tracked byte in the range is not initialized.
  */
-bool kmemcheck_is_obj_initialized(const void *address, size_t size)
+bool __kmemcheck_is_obj_initialized(const void *address, size_t size)
 {
 	unsigned long bad;
 	u8 state;
 
 	return !kmemcheck_find_bad((unsigned long)address, size, &bad, &state);
 }
-EXPORT_SYMBOL_GPL(kmemcheck_is_obj_initialized);
+EXPORT_SYMBOL_GPL(__kmemcheck_is_obj_initialized);
 
 /**
  * kmemcheck_disable_current() - stop checking reads made by this task

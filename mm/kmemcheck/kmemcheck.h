@@ -109,6 +109,7 @@ void kmemcheck_report_copy(enum kmemcheck_bug_type type,
 			   unsigned long dst, enum kmemcheck_sink sink);
 void kmemcheck_report_flush(void);
 void kmemcheck_kunit_expect_reports(bool expect);
+void kmemcheck_kunit_hold_reports(bool hold);
 struct seq_file;
 void kmemcheck_report_counts_show(struct seq_file *seq);
 void kmemcheck_sites_show(struct seq_file *seq);

@@ -32,6 +32,7 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/seq_file.h>
+#include <linux/set_memory.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -63,6 +64,7 @@ static struct {
 	char user[NR_REPORTS][LINE_LEN];	/* "Data copied to user ..." */
 	char use[NR_REPORTS][LINE_LEN];		/* "Use of uninit value in ..." */
 	char loaded[NR_REPORTS][STACK_LEN];	/* "Uninit was loaded at:" */
+	char object[NR_REPORTS][LINE_LEN];	/* "The first bad byte is ..." */
 	/* Frames under "Uninit was created at:" or "Allocated at:". */
 	char alloc[NR_REPORTS][STACK_LEN];
 	char freed[NR_REPORTS][STACK_LEN];	/* under "Freed at:" */
@@ -120,6 +122,7 @@ static void report_start(int i, const char *buf, size_t len)
 	observed.user[i][0] = '\0';
 	observed.use[i][0] = '\0';
 	observed.loaded[i][0] = '\0';
+	observed.object[i][0] = '\0';
 	observed.alloc[i][0] = '\0';
 	observed.freed[i][0] = '\0';
 	observed.trace[i][0] = '\0';
@@ -145,6 +148,8 @@ static void report_line(const char *buf, size_t len)
 		save_line(observed.use[i], buf, len);
 	else if (line_starts(buf, len, "Uninit was loaded at:"))
 		observed.stack = observed.loaded[i];
+	else if (line_starts(buf, len, "The first bad byte is at offset "))
+		save_line(observed.object[i], buf, len);
 	else if (line_starts(buf, len, "Uninit was created at:") ||
 		 line_starts(buf, len, "Allocated at:"))
 		observed.stack = observed.alloc[i];
@@ -206,6 +211,7 @@ struct expect_report {
 	unsigned long user;	/* user address named, for copy_to_user() */
 	const char *use;	/* a value followed to its use: which use */
 	const void *loaded;	/* ... and the function that read it */
+	const char *cache;	/* the cache named, for a slab object */
 };
 
 /*
@@ -229,6 +235,7 @@ static void report_dump(struct kunit *test)
 		kunit_info(test, "seen: \"%s\" / \"%s\" / allocated at: %s / freed at: %s\n",
 			   seen.bytes[i], seen.user[i], seen.alloc[i],
 			   seen.freed[i]);
+		kunit_info(test, "seen: \"%s\"\n", seen.object[i]);
 		kunit_info(test, "seen: call trace: %s\n", seen.trace[i]);
 	}
 }
@@ -279,6 +286,11 @@ static bool report_details(const struct expect_report *r, int i)
 		return false;
 	if (r->loaded && !stack_has(observed.loaded[i], r->loaded))
 		return false;
+	if (r->cache) {
+		scnprintf(user, sizeof(user), " of cache %s, ", r->cache);
+		if (!strstr(observed.object[i], user))
+			return false;
+	}
 	if (r->user) {
 		scnprintf(user, sizeof(user),
 			  "Data copied to user address 0x%08lx", r->user);
@@ -578,6 +590,57 @@ static void test_init_memcache_object(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/*
+ * A report names the object's cache by a copy of its name taken at the bad
+ * access: the cache may be destroyed, and its name freed, before the report
+ * is printed.  The name given is on the heap, so the cache has its own copy.
+ */
+static struct kmem_cache *test_cache_gone(struct kunit *test)
+{
+	const char *name = kunit_kstrdup(test, "kmemcheck_test_gone",
+					 GFP_KERNEL);
+	struct kmem_cache *c;
+
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	c = kmem_cache_create(name, 16, 0, SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	return c;
+}
+
+static void test_uninit_memcache_destroyed(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_gone(test);
+	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	if (p) {
+		kmemcheck_kunit_hold_reports(true);
+		READ_ONCE(p[1]);
+		kmem_cache_free(c, p);
+	}
+	kmem_cache_destroy(c);
+	kmemcheck_kunit_hold_reports(false);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	EXPECT_REPORT(test, UNINIT, test_uninit_memcache_destroyed, 4, &p[1],
+		      .cache = "kmemcheck_test_gone");
+}
+
+static void test_init_memcache_destroyed(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_gone(test);
+	u32 *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	if (p) {
+		kmemcheck_kunit_hold_reports(true);
+		WRITE_ONCE(p[1], 1);
+		READ_ONCE(p[1]);
+		kmem_cache_free(c, p);
+	}
+	kmem_cache_destroy(c);
+	kmemcheck_kunit_hold_reports(false);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	EXPECT_NO_REPORT(test);
+}
+
 /* ===== Page allocator ===== */
 
 static void test_uninit_pages(struct kunit *test)
@@ -620,6 +683,87 @@ static void test_uninit_pages_rehidden(struct kunit *test)
 	kmemcheck_mark_uninitialized(&p[5], 4);
 	READ_ONCE(p[5]);
 	EXPECT_REPORT(test, UNINIT, test_uninit_pages_rehidden, 4, &p[5]);
+}
+
+/* ===== The direct map changed by others ===== */
+
+/*
+ * Hibernation's safe_copy_page() maps a page it finds not present around
+ * its copy: a page kmemcheck hides must come back hidden, and stay
+ * writable once kmemcheck shows it.
+ */
+static void test_direct_map_hidden(struct kunit *test)
+{
+	u32 *p = test_alloc_pages(test, GFP_KERNEL, 0);
+	struct page *page = virt_to_page(p);
+
+	KUNIT_ASSERT_TRUE(test, kmemcheck_arch_page_hidden((unsigned long)p));
+	KUNIT_EXPECT_FALSE(test, kernel_page_present(page));
+	KUNIT_ASSERT_EQ(test, set_direct_map_default_noflush(page), 0);
+	KUNIT_EXPECT_TRUE(test, kernel_page_present(page));
+	KUNIT_ASSERT_EQ(test, set_direct_map_invalid_noflush(page), 0);
+	flush_tlb_kernel_range((unsigned long)p, (unsigned long)p + PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, kmemcheck_arch_page_hidden((unsigned long)p));
+	WRITE_ONCE(p[3], 3);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[3]), 3);
+	EXPECT_NO_REPORT(test);
+}
+
+/* A page kmemcheck does not track is unmapped and mapped as without it. */
+static void test_direct_map_untracked(struct kunit *test)
+{
+	u32 *p = test_alloc_pages(test, GFP_KERNEL | __GFP_NOTRACK, 0);
+	struct page *page = virt_to_page(p);
+
+	KUNIT_ASSERT_TRUE(test, kernel_page_present(page));
+	KUNIT_ASSERT_EQ(test, set_direct_map_invalid_noflush(page), 0);
+	KUNIT_EXPECT_FALSE(test, kernel_page_present(page));
+	KUNIT_EXPECT_FALSE(test, kmemcheck_arch_page_hidden((unsigned long)p));
+	KUNIT_ASSERT_EQ(test, set_direct_map_default_noflush(page), 0);
+	flush_tlb_kernel_range((unsigned long)p, (unsigned long)p + PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, kernel_page_present(page));
+	WRITE_ONCE(p[3], 3);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[3]), 3);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ===== Instruction fetches ===== */
+
+/* movl 4(%eax), %eax; ret: a load of 4 bytes after the code itself. */
+static const u8 test_code_load[] = { 0x8b, 0x40, 0x04, 0xc3 };
+
+/*
+ * A call into a hidden page is an instruction fetch, never emulated nor
+ * stepped: kmemcheck shows the page and the code runs as it would without
+ * kmemcheck.  Its load of never written bytes is then not checked: were
+ * the fetched instruction decoded and emulated, as it once was, it would
+ * be reported.  With NX the call oopses instead (boot scenario nx-fetch).
+ */
+static void test_fetch_not_emulated(struct kunit *test)
+{
+	u8 *p = test_alloc_pages(test, GFP_KERNEL, 0);
+	unsigned long (*fn)(const void *p);
+
+	if (__supported_pte_mask & _PAGE_NX)
+		kunit_skip(test, "tracked pages are not executable with NX");
+	memcpy(p, test_code_load, sizeof(test_code_load));
+	KUNIT_ASSERT_TRUE(test, kmemcheck_arch_page_hidden((unsigned long)p));
+	fn = (void *)p;
+	OPTIMIZER_HIDE_VAR(fn);
+	fn(p);
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_TRUE(test, kmemcheck_arch_page_present((unsigned long)p));
+}
+
+/* The same load from kernel text is checked, and the page stays hidden. */
+static void test_fetch_twin_load(struct kunit *test)
+{
+	u8 *p = test_alloc_pages(test, GFP_KERNEL, 0);
+
+	memcpy(p, test_code_load, sizeof(test_code_load));
+	READ_ONCE(*(u32 *)(p + 4));
+	EXPECT_REPORT(test, UNINIT, test_fetch_twin_load, 4, p + 4);
+	KUNIT_EXPECT_TRUE(test, kmemcheck_arch_page_hidden((unsigned long)p));
 }
 
 /* ===== Use after free ===== */
@@ -2177,10 +2321,16 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_notrack_kmalloc),
 	KUNIT_CASE(test_unallocated_memcache),
 	KUNIT_CASE(test_init_memcache_object),
+	KUNIT_CASE(test_uninit_memcache_destroyed),
+	KUNIT_CASE(test_init_memcache_destroyed),
 	KUNIT_CASE(test_uninit_pages),
 	KUNIT_CASE(test_init_pages_zero),
 	KUNIT_CASE(test_notrack_pages),
 	KUNIT_CASE(test_uninit_pages_rehidden),
+	KUNIT_CASE(test_direct_map_hidden),
+	KUNIT_CASE(test_direct_map_untracked),
+	KUNIT_CASE(test_fetch_not_emulated),
+	KUNIT_CASE(test_fetch_twin_load),
 	KUNIT_CASE(test_use_after_free),
 	KUNIT_CASE(test_uaf_in_quarantine),
 	KUNIT_CASE(test_quarantine_expires),

@@ -31,6 +31,7 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/uaccess.h>
 
 #include <asm/kmemcheck.h>
 #include <asm/ptrace.h>
@@ -47,6 +48,10 @@
 #define KMEMCHECK_STACK_DEPTH	32
 /* Bytes of shadow shown around the access, a power of two. */
 #define KMEMCHECK_WINDOW	32
+/* Bytes of a cache's name kept in a report, NUL included. */
+#define KMEMCHECK_CACHE_NAME_LEN	32
+/* Bytes shown of an instruction that could not be decoded. */
+#define KMEMCHECK_CODE_LEN	8
 /* Reports waiting to be printed. */
 #define KMEMCHECK_QUEUE_LEN	8
 /* Call sites remembered for deduplication. */
@@ -118,8 +123,12 @@ struct kmemcheck_record {
 	unsigned long suppressed;	/* repeats from this site since */
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
-	/* Slab object holding @addr, if any. */
-	const char *cache_name;
+	/*
+	 * Slab object holding @addr, if any (else @cache_name is empty).  The
+	 * name is a copy: the cache may be destroyed before the report is
+	 * printed.
+	 */
+	char cache_name[KMEMCHECK_CACHE_NAME_LEN];
 	unsigned long object;
 	unsigned int object_size;
 	/*
@@ -166,8 +175,14 @@ static struct kmemcheck_site kmemcheck_sites[KMEMCHECK_SITES];
 static unsigned long kmemcheck_stack[KMEMCHECK_STACK_DEPTH];
 static char kmemcheck_symbol[KSYM_NAME_LEN];
 static unsigned long kmemcheck_lost_printed;
-/* The first instruction kmemcheck could not decode, until it is printed. */
+/*
+ * The first instruction kmemcheck could not decode, until it is printed:
+ * its address, published once its first bytes are copied, and those bytes.
+ */
+static atomic_t kmemcheck_unknown_taken = ATOMIC_INIT(0);
 static unsigned long kmemcheck_unknown_ip;
+static u8 kmemcheck_unknown_code[KMEMCHECK_CODE_LEN];
+static unsigned int kmemcheck_unknown_len;
 static bool kmemcheck_unknown_printed;
 
 #ifdef MODULE_PARAM_PREFIX
@@ -319,8 +334,12 @@ static void kmemcheck_fill_object(struct kmemcheck_record *r)
 		return;
 	s = slab->slab_cache;
 	object = nearest_obj(s, slab, (void *)r->bad);
-	/* kmem_cache is not tracked: reading it here cannot fault. */
-	r->cache_name = s->name;
+	/*
+	 * kmem_cache is not tracked: reading it here cannot fault.  The name
+	 * may be kmalloc'ed on a hidden page: copying it may fault, which
+	 * nests, as in hot.c.
+	 */
+	strscpy(r->cache_name, s->name);
 	r->object = (unsigned long)object;
 	r->object_size = s->object_size;
 }
@@ -340,12 +359,13 @@ static u8 kmemcheck_state_at(unsigned long addr)
  */
 static void kmemcheck_fill_origin(struct kmemcheck_record *r)
 {
-	unsigned long base = r->cache_name ? r->object : r->bad & PAGE_MASK;
+	unsigned long base = r->cache_name[0] ? r->object :
+					       r->bad & PAGE_MASK;
 	enum kmemcheck_origin kind;
 	depot_stack_handle_t handle;
 	unsigned int slot;
 
-	r->extent = r->cache_name ? r->object_size : PAGE_SIZE;
+	r->extent = r->cache_name[0] ? r->object_size : PAGE_SIZE;
 	r->bad_state = kmemcheck_state_at(r->bad);
 	r->run_start = r->bad - base;
 	while (r->run_start &&
@@ -417,6 +437,21 @@ static bool kmemcheck_kunit_expecting;
 void kmemcheck_kunit_expect_reports(bool expect)
 {
 	WRITE_ONCE(kmemcheck_kunit_expecting, expect);
+}
+
+/* Set while a test keeps reports queued, to check what they hold. */
+static bool kmemcheck_kunit_holding;
+
+/**
+ * kmemcheck_kunit_hold_reports() - keep reports queued, or release them
+ * @hold:	true to keep reports in the queue unprinted, false to release them
+ *
+ * For kmemcheck's own tests: a report must print what was true at the bad
+ * access, whatever happened before it is printed (a cache destroyed, say).
+ */
+void kmemcheck_kunit_hold_reports(bool hold)
+{
+	WRITE_ONCE(kmemcheck_kunit_holding, hold);
 }
 
 /*
@@ -712,7 +747,7 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 		pr_err("(%lu reports from this site suppressed since the previous one)\n",
 		       r->suppressed);
 	pr_err("\n");
-	if (r->cache_name)
+	if (r->cache_name[0])
 		pr_err("The first bad byte is at offset %lu of the object at %p of cache %s, size %u\n",
 		       r->bad - r->object, (void *)r->object, r->cache_name,
 		       r->object_size);
@@ -777,17 +812,21 @@ static DEFINE_RAW_SPINLOCK(kmemcheck_print_lock);
 void kmemcheck_report_flush(void)
 {
 	static struct kmemcheck_record r;
-	unsigned long flags, lost;
+	unsigned long flags, lost, ip;
 
+	if (READ_ONCE(kmemcheck_kunit_holding))
+		return;
 	/* One printer at a time; @r is too large for the stack. */
 	if (!raw_spin_trylock_irqsave(&kmemcheck_print_lock, flags))
 		return;
 	while (kmemcheck_dequeue(&r))
 		kmemcheck_print_record(&r);
-	if (READ_ONCE(kmemcheck_unknown_ip) && !kmemcheck_unknown_printed) {
+	/* Pairs with kmemcheck_unknown_insn(): the bytes are copied first. */
+	ip = smp_load_acquire(&kmemcheck_unknown_ip);
+	if (ip && !kmemcheck_unknown_printed) {
 		pr_warn("kmemcheck: cannot decode the instruction at %pS (%*ph); its accesses are not checked\n",
-			(void *)kmemcheck_unknown_ip, 8,
-			(void *)kmemcheck_unknown_ip);
+			(void *)ip, kmemcheck_unknown_len,
+			kmemcheck_unknown_code);
 		kmemcheck_unknown_printed = true;
 	}
 	lost = atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_LOST]);
@@ -810,13 +849,27 @@ static void kmemcheck_print_work(struct irq_work *work)
  *
  * The page is shown and the instruction stepped all the same; only its
  * accesses go unchecked.  The first such instruction is named in a warning
- * printed later, like reports; all are counted.
+ * printed later, like reports; all are counted.  Its bytes are copied now,
+ * one at a time and without faulting: the text may end within the
+ * instruction's longest length (the end of a module's text), and a module
+ * may be gone by the time the warning is printed.
  */
 void kmemcheck_unknown_insn(struct pt_regs *regs)
 {
+	unsigned int n;
+
 	kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
-	if (!cmpxchg(&kmemcheck_unknown_ip, 0, regs->ip))
-		irq_work_queue(&kmemcheck_irq_work);
+	if (atomic_xchg(&kmemcheck_unknown_taken, 1))
+		return;
+	for (n = 0; n < KMEMCHECK_CODE_LEN; n++) {
+		if (copy_from_kernel_nofault(&kmemcheck_unknown_code[n],
+					     (void *)(regs->ip + n), 1))
+			break;
+	}
+	kmemcheck_unknown_len = n;
+	/* Publish the bytes with the address: kmemcheck_report_flush(). */
+	smp_store_release(&kmemcheck_unknown_ip, regs->ip);
+	irq_work_queue(&kmemcheck_irq_work);
 }
 
 /**

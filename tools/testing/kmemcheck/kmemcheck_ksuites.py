@@ -380,7 +380,7 @@ def run(env: Env, wants: Callable[[str], bool],
 	for mode in MODES:
 		res = boot_mode(env, modules, mode)
 		runs[mode] = parse_boot(env.kunit_parser, modules, res.lines)
-		why = res.failure()
+		why = res.failure() or qemu.first_splat(res.lines)
 		outcomes.append(Outcome(f'ksuites/boot-kmemcheck-{mode}', not why,
 					f'{why} (log: {res.log_path})' if why else '',
 					res.seconds, res.tail() if why else ''))

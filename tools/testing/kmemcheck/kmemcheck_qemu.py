@@ -272,6 +272,38 @@ def kernel_text(lines: List[str]) -> str:
 	return ''.join(KERNEL_LINE_RE.findall('\n'.join(lines)))
 
 
+# -------------------------------------------------------------- splats ---
+
+# What the kernel prints when something went wrong that is not a kmemcheck
+# report: no boot may print one unless its scenario expects it.  Besides
+# the oopses and warnings, lockdep's splats (some of which are not titled
+# WARNING:), the hang detectors, UBSAN, and a taint left by a warning or
+# an oops, which every later dump repeats.
+SPLATS = (r'Kernel panic', r'Oops', r'BUG: unable to handle', r'kernel BUG at',
+	  r'\bBUG: (?!KMEMCHECK)', r'WARNING:', r'general protection fault',
+	  r'sysfs: cannot create duplicate filename', r'UBSAN:',
+	  r'possible circular locking dependency', r'possible recursive locking',
+	  r'inconsistent lock state', r'possible irq lock inversion',
+	  r'INFO: trying to register non-static key', r'DEBUG_LOCKS_WARN_ON',
+	  r'lock held when returning to user space', r'INFO: task .* blocked for more than',
+	  r'soft lockup', r'hard LOCKUP', r'rcu: INFO: .* detected stalls',
+	  r'Tainted: .*\[[WD]\]=')
+
+
+def first_splat(lines: List[str], allowed: Sequence[str] = ()) -> Optional[str]:
+	"""The first kernel line matching SPLATS and none of @allowed, as
+	"/regex/: line", or None.  Only the kernel's own (timestamped) lines:
+	user space may print "WARNING:" of its own."""
+	for line in kernel_text(lines).splitlines():
+		for rx in SPLATS:
+			if rx in allowed or not re.search(rx, line):
+				continue
+			if any(re.search(a, line) for a in allowed):
+				continue
+			return f'/{rx}/: {line.strip()}'
+	return None
+
+
 # ------------------------------------------------------------- reports ---
 
 REPORT_RE = re.compile(r'BUG: KMEMCHECK: (\S+) in (\S+)')

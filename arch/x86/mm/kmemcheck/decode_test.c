@@ -13,6 +13,7 @@
 #include <kunit/test.h>
 #include <linux/errno.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/string.h>
 
 #include <asm/processor-flags.h>
@@ -196,13 +197,17 @@ static void test_percpu(struct kunit *test)
 		kunit_skip(test, "%%fs is not the per-cpu segment on UP");
 
 	init_regs(&regs);
-	/* this_cpu_ptr() and this CPU's %fs base must be of one CPU. */
-	preempt_disable();
+	/*
+	 * this_cpu_ptr() and this CPU's %fs base must be of one CPU.  Not
+	 * preempt_disable(): the helpers kunit_kzalloc() their result with
+	 * GFP_KERNEL, which may sleep.
+	 */
+	migrate_disable();
 	EXPECT_ONE(test, &regs, insn_percpu_load,
 		   (unsigned long)this_cpu_ptr(&kmemcheck_test_pcpu), 4, RD);
 	EXPECT_ONE(test, &regs, insn_percpu_add,
 		   0x2004 + this_cpu_read(this_cpu_off), 4, RMW);
-	preempt_enable();
+	migrate_enable();
 }
 
 static void test_percpu_bad_fs(struct kunit *test)

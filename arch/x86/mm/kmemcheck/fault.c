@@ -217,9 +217,25 @@ static bool kmemcheck_may_follow(struct kmemcheck_cpu *kc,
 	       kmemcheck_follow_enabled();
 }
 
+/*
+ * Is this the fetch of an instruction?  The CPU says so only with NX (PAE)
+ * or SMEP on; otherwise the fetch faults at the address of the
+ * instruction, or in its tail when it straddles into the next page.  No
+ * data access of kernel code reaches there: the page holding the
+ * instruction is present, and kernel text is never tracked.
+ */
+static bool kmemcheck_insn_fetch(struct pt_regs *regs,
+				 unsigned long error_code,
+				 unsigned long address)
+{
+	return (error_code & X86_PF_INSTR) ||
+	       address - regs->ip < MAX_INSN_SIZE;
+}
+
 /* Is this a kernel-mode fault on a page kmemcheck hid? */
-static bool kmemcheck_our_fault(struct pt_regs *regs, unsigned long error_code,
-				unsigned long address)
+static bool kmemcheck_hidden_fault(struct pt_regs *regs,
+				   unsigned long error_code,
+				   unsigned long address)
 {
 	if (error_code & (X86_PF_USER | X86_PF_RSVD | X86_PF_PROT))
 		return false;
@@ -227,6 +243,54 @@ static bool kmemcheck_our_fault(struct pt_regs *regs, unsigned long error_code,
 	if (user_mode(regs) || v8086_mode(regs) || regs->cs != __KERNEL_CS)
 		return false;
 	return kmemcheck_arch_page_hidden(address);
+}
+
+/*
+ * Is this a kernel-mode data access to a page kmemcheck hid?  An
+ * instruction fetch is never ours to emulate or step: that would execute
+ * heap bytes that the CPU refuses with NX.
+ */
+static bool kmemcheck_our_fault(struct pt_regs *regs, unsigned long error_code,
+				unsigned long address)
+{
+	return kmemcheck_hidden_fault(regs, error_code, address) &&
+	       !kmemcheck_insn_fetch(regs, error_code, address);
+}
+
+/*
+ * A kernel-mode instruction fetch from a hidden page: show the page, so
+ * that the fetch, when it is made again, faults or runs as it would
+ * without kmemcheck.  With NX the kernel then oopses with "kernel tried to
+ * execute NX-protected page".  The page is no longer checked, which
+ * matters little next to that oops.
+ *
+ * Return: true if the fault was such a fetch and the page is shown.
+ */
+static bool kmemcheck_fetch_fault(struct pt_regs *regs,
+				  unsigned long error_code,
+				  unsigned long address)
+{
+	if (!kmemcheck_hidden_fault(regs, error_code, address) ||
+	    !kmemcheck_insn_fetch(regs, error_code, address))
+		return false;
+	if (!kmemcheck_arch_show_page(address))
+		return false;
+	pr_warn_once("kmemcheck: instruction fetch at %pS from a tracked page; page %p no longer checked\n",
+		     (void *)regs->ip, (void *)(address & PAGE_MASK));
+	return true;
+}
+
+/* Does one of the decoded accesses cover the faulting address? */
+static bool kmemcheck_insn_covers(const struct kmemcheck_insn *insn,
+				  unsigned long address)
+{
+	unsigned int i;
+
+	for (i = 0; i < insn->nr; i++) {
+		if (address - insn->access[i].addr < insn->access[i].size)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -332,7 +396,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 		}
 	}
 	if (!kmemcheck_our_fault(regs, error_code, address))
-		return false;
+		return kmemcheck_fetch_fault(regs, error_code, address);
 	if (kc->depth == KMEMCHECK_MAX_DEPTH) {
 		/* Lose tracking of this page rather than the machine. */
 		kmemcheck_arch_show_page(address);
@@ -369,6 +433,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 
 	/* Unless someone else is stepping it (a debugger), do it here. */
 	if (insn.nr && !(step->flags & X86_EFLAGS_TF) &&
+	    kmemcheck_insn_covers(&insn, address) &&
 	    kmemcheck_may_emulate() && kmemcheck_emulate(regs, &raw, &insn)) {
 		kmemcheck_finish_step(kc, regs);
 		kmemcheck_count(KMEMCHECK_COUNTER_EMULATED);
