@@ -76,6 +76,29 @@ HOST_DEPS = (
 	('sphinx-build', 'python3-sphinx'),
 	('/usr/lib/python3/dist-packages/yaml', 'python3-yaml'),
 )
+# What each subcommand needs, by the probes of HOST_DEPS: a group of them,
+# and whether the guest userland (busybox; stress-ng) must be fetched.
+DEP_GROUPS: Dict[str, Tuple[str, ...]] = {
+	'tree': (TARBALL, 'git', 'patch', 'python3', 'perl'),
+	'build': ('flex', 'bison', 'bc', '/usr/include/libelf.h', '/usr/include/openssl/ssl.h',
+		  'gcc', 'make', 'objdump'),
+	'boot': ('qemu-system-i386', 'cpio', 'gzip', 'dpkg-deb'),
+	'lint': ('sparse', 'sphinx-build', '/usr/lib/python3/dist-packages/yaml'),
+}
+ALL_DEPS = ('tree', 'build', 'boot', 'lint')
+# command: (groups, busybox, stress-ng)
+COMMAND_DEPS: Dict[str, Tuple[Tuple[str, ...], bool, bool]] = {
+	'deps': (ALL_DEPS, True, True),
+	'prepare': (('tree',), False, False),
+	'refresh': (('tree',), False, False),
+	'export': (('tree',), False, False),
+	'build': (('tree', 'build'), False, False),
+	'run': (('tree', 'build', 'boot'), True, False),
+	'lint': (('tree', 'build', 'lint'), False, False),
+	'test': (ALL_DEPS, True, True),
+	'bench': (('tree', 'build', 'boot'), True, True),
+	'stress': (('tree', 'build', 'boot'), True, True),
+}
 GUEST_DEBS = ('busybox-static',)
 # The stress userland: these i386 packages and everything they Depend on
 # (recursively), fetched into build/debs-stress by stress_debs().
@@ -229,9 +252,13 @@ def stress_debs(build_dir: str) -> List[str]:
 	return busybox + [d for d in debs if d]
 
 
-def check_deps(build_dir: str, install: bool = True) -> None:
-	"""Checks host packages and the i386 guest userland; installs as root."""
-	missing = sorted({pkg for probe, pkg in HOST_DEPS if not _have(probe)})
+def check_deps(build_dir: str, install: bool = True, command: str = 'deps') -> None:
+	"""Checks host packages and the i386 guest userland that @command needs
+	(COMMAND_DEPS); installs what is missing as root."""
+	groups, busybox, stress = COMMAND_DEPS[command]
+	probes = {p for g in groups for p in DEP_GROUPS[g]}
+	missing = sorted({pkg for probe, pkg in HOST_DEPS
+			  if probe in probes and not _have(probe)})
 	if missing:
 		cmd = ['apt-get', 'install', '-y', *missing]
 		if os.geteuid() != 0 or not install:
@@ -242,13 +269,14 @@ def check_deps(build_dir: str, install: bool = True) -> None:
 			run(['apt-get', 'update'], capture=False)
 			run(cmd, capture=False)
 	missing_debs = [p for p, deb in guest_debs(build_dir).items() if not deb]
-	if missing_debs:
+	if missing_debs and busybox:
 		_download_guest_debs(build_dir, missing_debs)
 		still = [p for p, deb in guest_debs(build_dir).items() if not deb]
 		if still:
 			raise HarnessError(f'could not download {" ".join(still)}:i386 '
 					   f'into {build_dir}/debs')
-	stress_debs(build_dir)
+	if stress:
+		stress_debs(build_dir)
 
 
 def lock_build_dir(build_dir: str):
