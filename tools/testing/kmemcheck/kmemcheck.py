@@ -405,7 +405,7 @@ def user_workload(ctx: Context, args: argparse.Namespace) -> Tuple[str, List[Tup
 				      f'echo "kmemcheck-harness: rmmod {name} rc=$?"\n')
 	lines = load
 	if load:
-		lines.append(f'sleep {args.module_wait}\n')
+		lines.append(f'sleep {args.module_wait:g}\n')
 		config = tree._parse_fragment(os.path.join(ctx.obj, '.config'))
 		if config.get('CONFIG_MODULE_UNLOAD') == 'y':
 			lines += unload
@@ -880,8 +880,8 @@ def reset_user_tree(path: str, series: str) -> None:
 			check=False).strip()
 	if have and have != series:
 		tree.git(path, 'checkout', '-q', USER_BRANCH)
+		# Deleting the branch deletes its config, series id included.
 		tree.git(path, 'branch', '-q', '-D', export.USER_BRANCH)
-		tree.git(path, 'config', '--unset', f'branch.{export.USER_BRANCH}.kmemcheck-series')
 
 
 def check_user_tree(path: str, mine: str, n: int) -> Optional[str]:
@@ -927,7 +927,7 @@ def test_user_conflict(ctx: Context, rep: Reporter, patches: List[str]) -> None:
 	touched = sorted({f for p in patches[1:] for f in tree.patch_files(p)} |
 			 {'Makefile', 'README'})
 	utree = os.path.join(ctx.build_dir, USER_DIR, 'conflict')
-	mine = make_user_tree(ctx, utree, sparse=touched)
+	make_user_tree(ctx, utree, sparse=touched)
 	if tree.git(utree, 'log', '-1', '--format=%s').strip() != 'their change':
 		full = os.path.join(utree, path)
 		data = tree._read(full).decode()
