@@ -16,10 +16,13 @@ Everything lives under --build-dir (default <repo>/build).
 """
 
 import argparse
+import contextlib
 import fnmatch
+import hashlib
 import io
 import os
 import re
+import shutil
 import sys
 import time
 from collections import Counter
@@ -276,6 +279,9 @@ class Context:
 	tree: str = ''
 	obj: str = ''
 	kernel: str = ''
+	user_tree: bool = False  # --tree: tree is the user's, kmemcheck a branch
+	kconfig_files: Sequence[str] = ()
+	kconfig_add: Sequence[str] = ()
 
 	@property
 	def logs(self) -> str:
@@ -287,17 +293,38 @@ class Context:
 			debs, script, os.path.join(self.build_dir, 'initramfs', f'{name}.cpio.gz'))
 
 
+def user_obj_dir(build_dir: str, config: str, utree: str) -> str:
+	"""Objects of a --tree build: <build>/obj-<config>-<tree name>-<hash>."""
+	tag = hashlib.sha1(utree.encode()).hexdigest()[:6]
+	return os.path.join(build_dir, f'obj-{config}-{os.path.basename(utree)}-{tag}')
+
+
 def make_context(args: argparse.Namespace) -> Context:
 	ctx = Context(os.path.abspath(args.build_dir), args.jobs,
 		      getattr(args, 'config', None) or 'default')
 	ctx.obj = tree.obj_dir(ctx.build_dir, ctx.config)
 	ctx.tree = tree.tree_dir(ctx.build_dir)
+	if getattr(args, 'tree', None):
+		ctx.tree = os.path.abspath(args.tree)
+		ctx.user_tree = True
+		ctx.obj = user_obj_dir(ctx.build_dir, ctx.config, ctx.tree)
+	ctx.kconfig_files = getattr(args, 'kconfig', None) or ()
+	ctx.kconfig_add = getattr(args, 'kconfig_add', None) or ()
 	return ctx
 
 
+def prepare_tree(ctx: Context) -> None:
+	"""build/linux prepared; with --tree, kmemcheck on a branch of that tree."""
+	if ctx.user_tree:
+		export.apply_to_tree(ctx.build_dir, ctx.tree)
+	else:
+		ctx.tree = tree.prepare(ctx.build_dir)
+
+
 def prepare_and_build(ctx: Context) -> None:
-	ctx.tree = tree.prepare(ctx.build_dir)
-	ctx.kernel = tree.build(ctx.build_dir, ctx.tree, ctx.config, ctx.jobs)
+	prepare_tree(ctx)
+	extra = tree.user_fragment(ctx.obj, ctx.kconfig_files, ctx.kconfig_add)
+	ctx.kernel = tree.build(ctx.build_dir, ctx.tree, ctx.config, ctx.jobs, ctx.obj, extra)
 
 
 # ------------------------------------------------------------------------
@@ -311,7 +338,7 @@ def cmd_deps(ctx: Context, args: argparse.Namespace) -> int:
 
 
 def cmd_prepare(ctx: Context, args: argparse.Namespace) -> int:
-	tree.prepare(ctx.build_dir)
+	prepare_tree(ctx)
 	return 0
 
 
@@ -326,11 +353,94 @@ def cmd_build(ctx: Context, args: argparse.Namespace) -> int:
 	return 0
 
 
-def print_report_summary(lines: List[str]) -> None:
+def print_report_summary(lines: List[str]) -> int:
+	"""Prints the number of reports and each distinct one; returns the number."""
 	reports = qemu.kmemcheck_reports(lines)
 	print(f'run: {len(reports)} kmemcheck reports')
 	for (kind, func), n in sorted(Counter(reports).items()):
 		print(f'run:   {n:4d}  {kind} in {func}')
+	return len(reports)
+
+
+GUEST_MODULES = '/lib/modules/kmemcheck-run'
+GUEST_SCRIPT = '/root/kmemcheck-script'
+# What run reads back from the user's workload in the guest.
+USER_RC_RE = re.compile(r'^kmemcheck-harness: (insmod|rmmod|script) (\S*) ?rc=(\d+)$', re.M)
+# run's exit code when kmemcheck reported during a user workload.
+EXIT_REPORTED = 2
+
+
+def _module_kos(ctx: Context, spec: str, n: int) -> Tuple[List[str], List[str]]:
+	"""(.ko files, insmod parameters) of one --module: a .ko, or a module
+	source directory built against the kernel, then its parameters."""
+	path, *params = spec.split()
+	if os.path.isdir(path):
+		out = os.path.join(ctx.build_dir, 'modules',
+				   f'{n}-{os.path.basename(os.path.abspath(path))}')
+		log_path = os.path.join(ctx.logs, f'module-{n}.log')
+		print(f'run: building the module in {path} (log: {log_path})', flush=True)
+		return tree.build_module(ctx.tree, ctx.obj, path, out, ctx.jobs, log_path), params
+	if path.endswith('.ko') and os.path.isfile(path):
+		return [os.path.abspath(path)], params
+	raise HarnessError(f'--module {path}: neither a .ko file nor a module source directory')
+
+
+def user_workload(ctx: Context, args: argparse.Namespace) -> Tuple[str, List[Tuple[str, str]]]:
+	"""The scenario and initramfs additions of --add, --module and --script.
+
+	Each module is loaded, the guest waits --module-wait seconds, and the
+	modules are unloaded in reverse order (when the kernel can); then the
+	script runs from /root.  Every step prints its exit status.
+	"""
+	add: List[Tuple[str, str]] = []
+	for spec in args.add:
+		host, _, guest = spec.partition(':')
+		if not os.path.exists(host):
+			raise HarnessError(f'--add {host}: no such file or directory')
+		host = os.path.abspath(host)
+		add.append((host, guest or f'/root/{os.path.basename(host)}'))
+	load, unload = [], []
+	for n, spec in enumerate(args.module):
+		kos, params = _module_kos(ctx, spec, n)
+		for ko in kos:
+			name = os.path.basename(ko)[:-len('.ko')].replace('-', '_')
+			guest = f'{GUEST_MODULES}/{os.path.basename(ko)}'
+			add.append((ko, guest))
+			load.append(f'echo "kmemcheck-harness: insmod {name}"\n'
+				    f'insmod {guest} {" ".join(params)}\n'.replace(' \n', '\n') +
+				    f'echo "kmemcheck-harness: insmod {name} rc=$?"\n')
+			unload.insert(0, f'rmmod {name}\n'
+				      f'echo "kmemcheck-harness: rmmod {name} rc=$?"\n')
+	lines = load
+	if load:
+		lines.append(f'sleep {args.module_wait:g}\n')
+		config = tree._parse_fragment(os.path.join(ctx.obj, '.config'))
+		if config.get('CONFIG_MODULE_UNLOAD') == 'y':
+			lines += unload
+		else:
+			lines.append('echo "kmemcheck-harness: no CONFIG_MODULE_UNLOAD, '
+				     'modules stay loaded"\n')
+	if args.script:
+		if not os.path.isfile(args.script):
+			raise HarnessError(f'--script {args.script}: no such file')
+		add.append((os.path.abspath(args.script), GUEST_SCRIPT))
+		lines.append(f'chmod +x {GUEST_SCRIPT}\n'
+			     f'echo "kmemcheck-harness: script {args.script}"\n'
+			     f'(cd /root && {GUEST_SCRIPT})\n'
+			     f'echo "kmemcheck-harness: script rc=$?"\n')
+	return ''.join(lines), add
+
+
+def workload_exit(res: qemu.BootResult, reports: int) -> int:
+	"""run's exit code after a user workload: EXIT_REPORTED when kmemcheck
+	reported, else the script's, else 1 if insmod or rmmod failed."""
+	if reports:
+		return EXIT_REPORTED
+	codes = USER_RC_RE.findall(qemu.userspace_text(res.lines))
+	script = [int(rc) for what, _, rc in codes if what == 'script']
+	if script and script[-1]:
+		return script[-1]
+	return 1 if any(int(rc) for what, _, rc in codes if what != 'script') else 0
 
 
 def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
@@ -338,21 +448,35 @@ def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
 		ctx.kernel = os.path.abspath(args.kernel)
 	else:
 		prepare_and_build(ctx)
-	script = qemu.SHELL_SCENARIO if args.shell else qemu.DEMO_SCENARIO
-	initrd = ctx.initramfs('shell' if args.shell else 'run', script)
-	cmdline = 'kunit.enable=0 ' + (args.cmdline or 'kmemcheck=1')
+	workload = bool(args.module or args.script or args.add)
+	script, add = user_workload(ctx, args) if workload else ('', [])
+	if args.shell:
+		script = qemu.SHELL_SCENARIO
+	elif not workload:
+		script = qemu.DEMO_SCENARIO
+	name = 'shell' if args.shell else 'run'
+	debs = [d for d in tree.guest_debs(ctx.build_dir).values() if d]
+	initrd = qemu.build_initramfs(
+		debs, script, os.path.join(ctx.build_dir, 'initramfs', f'{name}.cpio.gz'),
+		add=add)
+	cmdline = f'kunit.enable=0 kmemcheck=1 {args.cmdline}'.strip()
 	if args.shell:
 		return qemu.boot_interactive(ctx.kernel, initrd, cmdline, args.smp)
-	log_path = os.path.join(ctx.logs, 'run.log')
+	log_path = os.path.join(ctx.logs, args.log)
 	res = qemu.boot(ctx.kernel, initrd, cmdline, args.smp, args.timeout,
 			log_path, echo=sys.stdout)
 	print(f'run: qemu finished in {res.seconds:.1f} s (console log: {log_path})')
-	print_report_summary(res.lines)
+	reports = print_report_summary(res.lines)
 	why = res.failure()
 	if why:
 		print('--- console tail ---\n' + res.tail(), file=sys.stderr)
 		raise HarnessError(f'run: {why}')
-	return 0
+	if not workload:
+		return 0
+	rc = workload_exit(res, reports)
+	print(f'run: exit {rc}' + (' (kmemcheck reported)' if rc == EXIT_REPORTED and reports
+				   else ''))
+	return rc
 
 
 # ------------------------------------------------------------------ test ---
@@ -757,6 +881,233 @@ def test_export(ctx: Context, rep: Reporter) -> None:
 				  time.time() - t0))
 
 
+# ------------------------------------------------------------ user/ ---
+# A new user's work, as the README shows it: their own 6.12 git tree and an
+# out-of-tree module.  The tree is a shared clone of build/linux at base
+# with a commit and an untracked file of theirs; it is made once and kept,
+# so that its kernel (build/obj-default-linux-*) builds incrementally.
+
+USER_DIR = 'user-test'
+USER_BRANCH = 'mine'
+USER_FILE = 'mydriver/notes.txt'
+USER_MODULE = os.path.join(REPO, tree.HARNESS_DIR, 'module')
+USER_FUNC = 'kmemcheck_example_sum'
+# kmemcheck.quarantine=7 shows that --cmdline adds to kmemcheck=1.
+USER_SCRIPT = f'''#!/bin/sh
+# The twin's workload: what --add put in, and what --cmdline added.
+cat /root/data/notes.txt
+grep -q "kmemcheck=1 .*kmemcheck.quarantine=7" /proc/cmdline || exit 7
+[ "$(cat /sys/module/kmemcheck/parameters/quarantine)" = 7 ] || exit 8
+grep -q "mine, not the harness's" /root/data/notes.txt || exit 9
+exit 5
+'''
+USER_SCRIPT_RC = 5
+USER_RUN_ARGS = ('--kconfig-add', 'CONFIG_MODULE_UNLOAD=y')
+
+
+def _harness(argv: Sequence[str], out_path: str) -> Tuple[int, str]:
+	"""Runs a kmemcheck.py command line in this process, which holds the
+	build directory's lock, its output into @out_path: (exit code, error)."""
+	args = parse_args(argv)
+	c = make_context(args)
+	with open(out_path, 'w') as f, contextlib.redirect_stdout(f), \
+	     contextlib.redirect_stderr(f):
+		print('$ kmemcheck.py ' + ' '.join(argv), flush=True)
+		try:
+			return COMMANDS[args.command](c, args), ''
+		except HarnessError as e:
+			print(f'kmemcheck.py: error: {e}')
+			return 1, str(e)
+
+
+def make_user_tree(ctx: Context, path: str, sparse: Sequence[str] = ()) -> str:
+	"""A user's tree at @path, made once: build/linux's base, a commit of
+	theirs on branch "mine" and an untracked file.  @sparse: check out only
+	these paths (a tree that is never built).  Returns the commit of theirs."""
+	if not os.path.isdir(os.path.join(path, '.git')):
+		shutil.rmtree(path, ignore_errors=True)
+		tree.log(f'test: making a user tree in {path}')
+		tree.run(['git', 'clone', '-q', '--shared', '--no-checkout', ctx.tree, path])
+		if sparse:
+			tree.run(['git', 'sparse-checkout', 'set', '--no-cone', '--stdin'],
+				 cwd=path, input=''.join(f'/{f}\n' for f in sparse))
+		tree.git(path, 'checkout', '-q', '-b', USER_BRANCH, 'base')
+		readme = os.path.join(path, 'README')
+		with open(readme, 'a') as f:
+			f.write('\nMy tree.\n')
+		tree.git(path, 'commit', '-q', '-m', 'README: my tree', '--', 'README')
+	os.makedirs(os.path.join(path, os.path.dirname(USER_FILE)), exist_ok=True)
+	with open(os.path.join(path, USER_FILE), 'w') as f:
+		f.write("mine, not the harness's\n")
+	return tree.git(path, 'rev-parse', USER_BRANCH).strip()
+
+
+def reset_user_tree(path: str, series: str) -> None:
+	"""Takes an old kmemcheck branch out of the test's user tree when the
+	series changed (the user would do the same)."""
+	have = tree.git(path, 'config', f'branch.{export.USER_BRANCH}.kmemcheck-series',
+			check=False).strip()
+	if have and have != series:
+		tree.git(path, 'checkout', '-q', USER_BRANCH)
+		# Deleting the branch deletes its config, series id included.
+		tree.git(path, 'branch', '-q', '-D', export.USER_BRANCH)
+
+
+def check_user_tree(path: str, mine: str, n: int) -> Optional[str]:
+	"""kmemcheck is n commits on branch kmemcheck on top of @mine; their
+	file is still there."""
+	if tree.git(path, 'symbolic-ref', '--short', 'HEAD').strip() != export.USER_BRANCH:
+		return f'HEAD is not branch {export.USER_BRANCH}'
+	got = tree.git(path, 'rev-list', '--count', f'{mine}..HEAD').strip()
+	if got != str(n) or tree.git(path, 'rev-parse', f'HEAD~{n}').strip() != mine:
+		return f'{got} commits on top of the user\'s, expected {n} on {mine[:12]}'
+	if tree._read(os.path.join(path, USER_FILE)) != b"mine, not the harness's\n":
+		return f'{USER_FILE} of the user changed or went away'
+	# Debian's tarball ignores every untracked file ("/*" in .gitignore).
+	status = tree.git(path, 'status', '--porcelain', '--untracked-files=no').strip()
+	if status:
+		return 'git status is not clean: ' + ' | '.join(status.splitlines()[:5])
+	return None
+
+
+def _first_removed_line(patch_path: str) -> Tuple[str, str]:
+	"""(file, text) of the first line the patch removes or changes."""
+	current = ''
+	with open(patch_path) as f:
+		for line in f:
+			m = re.match(r'^\+\+\+ b/(\S+)', line)
+			if m:
+				current = m.group(1)
+			elif line.startswith('-') and not line.startswith('---') and current:
+				return current, line[1:]
+	return '', ''
+
+
+def test_user_conflict(ctx: Context, rep: Reporter, patches: List[str]) -> None:
+	"""A user commit on a line a patch changes: prepare --tree stops, names
+	the patch and the file, and leaves the tree as it was."""
+	t0 = time.time()
+	target = next(((p, *_first_removed_line(p)) for p in patches[1:]
+		       if _first_removed_line(p)[0]), None)
+	if target is None:
+		rep.report(Result('user/tree-conflict', False, 'no patch removes a line'))
+		return
+	patch, path, text = target
+	touched = sorted({f for p in patches[1:] for f in tree.patch_files(p)} |
+			 {'Makefile', 'README'})
+	utree = os.path.join(ctx.build_dir, USER_DIR, 'conflict')
+	make_user_tree(ctx, utree, sparse=touched)
+	if tree.git(utree, 'log', '-1', '--format=%s').strip() != 'their change':
+		full = os.path.join(utree, path)
+		data = tree._read(full).decode()
+		with open(full, 'w') as f:
+			f.write(data.replace(text, text.rstrip('\n') + ' /* theirs */\n', 1))
+		tree.git(utree, 'commit', '-q', '-m', 'their change', '--', path)
+	mine = tree.git(utree, 'rev-parse', 'HEAD').strip()
+	rc, err = _harness(['prepare', '--build-dir', ctx.build_dir, '--tree', utree],
+			   os.path.join(ctx.logs, 'user-tree-conflict.out'))
+	name = os.path.basename(patch)
+	why = None
+	if rc == 0:
+		why = 'prepare --tree applied a patch over a conflicting commit'
+	elif name not in err or path not in err:
+		why = f'the error does not name {name} and {path}: {err}'
+	elif tree.git(utree, 'rev-parse', 'HEAD').strip() != mine or \
+	     tree.git(utree, 'symbolic-ref', '--short', 'HEAD').strip() != USER_BRANCH:
+		why = 'the tree is no longer on the user\'s commit'
+	elif tree.git(utree, 'status', '--porcelain', '--untracked-files=no').strip():
+		why = 'the user\'s files changed: ' + tree.git(utree, 'status', '--porcelain')
+	elif tree.git(utree, 'branch', '--list', export.USER_BRANCH).strip():
+		why = f'branch {export.USER_BRANCH} left behind'
+	rep.report(Result('user/tree-conflict', not why,
+			  why or f'[stopped at {name}, {path}]', time.time() - t0))
+
+
+def check_user_run(log_path: str, rc: int, err: str, want_rc: int,
+		   must: Sequence[str], reports: Sequence[str]) -> Optional[str]:
+	"""A user run's exit code, console lines and reports."""
+	lines = tree._read(log_path)
+	text = lines.decode(errors='replace') if lines else ''
+	if err:
+		return err.splitlines()[0]
+	if rc != want_rc:
+		return f'run exited {rc}, expected {want_rc}'
+	kernel = qemu.kernel_text(text.splitlines())
+	for rx in KSTR_NEVER:
+		m = re.search(rx, kernel, re.M)
+		if m:
+			return f'console has /{rx}/'
+	bad = unexplained_reports(text, reports)
+	if bad:
+		return f'unexplained kmemcheck report: {bad[0]}'
+	for rx in must:
+		if not re.search(rx, text, re.M):
+			return f'console lacks /{rx}/'
+	return None
+
+
+def test_user(ctx: Context, rep: Reporter) -> None:
+	"""The README's worked example: prepare --tree, then run --module."""
+	if not rep.wants_layer('user'):
+		return
+	t0 = time.time()
+	patches = export.export(ctx.build_dir, os.path.join(ctx.build_dir, 'export'))
+	series = export._series_id(patches[1:])
+	if rep.wants('user/tree-conflict'):
+		test_user_conflict(ctx, rep, patches)
+	names = ('user/prepare-tree', 'user/module-uninit', 'user/module-twin')
+	if not any(rep.wants(n) for n in names):
+		return
+	utree = os.path.join(ctx.build_dir, USER_DIR, 'linux')
+	mine = make_user_tree(ctx, utree)
+	reset_user_tree(utree, series)
+	rc, err = _harness(['prepare', '--build-dir', ctx.build_dir, '--tree', utree],
+			   os.path.join(ctx.logs, 'user-prepare-tree.out'))
+	why = err.splitlines()[0] if rc else check_user_tree(utree, mine, len(patches) - 1)
+	rep.report(Result('user/prepare-tree', not why,
+			  why or f'[{len(patches) - 1} commits on {USER_BRANCH}]', time.time() - t0))
+	if why:
+		return
+	common = ['run', '--build-dir', ctx.build_dir, '--jobs', str(ctx.jobs),
+		  '--tree', utree, *USER_RUN_ARGS]
+	uninit = rf'BUG: KMEMCHECK: uninit-value in {USER_FUNC}\+0x\w+/0x\w+ \[kmemcheck_example\]'
+	if rep.wants('user/module-uninit'):
+		t0 = time.time()
+		log = 'user-module-uninit.log'
+		rc, err = _harness([*common, '--module', USER_MODULE, '--log', log],
+				   os.path.join(ctx.logs, 'user-module-uninit.out'))
+		why = check_user_run(os.path.join(ctx.logs, log), rc, err, EXIT_REPORTED,
+				     [uninit, r'^kmemcheck-harness: insmod kmemcheck_example rc=0$',
+				      r'^kmemcheck-harness: rmmod kmemcheck_example rc=0$'],
+				     [rf'^uninit-value in {USER_FUNC}$'])
+		rep.report(Result('user/module-uninit', not why,
+				  f'{why} (log: {ctx.logs}/{log})' if why else '',
+				  time.time() - t0))
+	if rep.wants('user/module-twin'):
+		t0 = time.time()
+		log = 'user-module-twin.log'
+		script = os.path.join(ctx.build_dir, USER_DIR, 'script.sh')
+		with open(script, 'w') as f:
+			f.write(USER_SCRIPT)
+		rc, err = _harness([*common, '--module', f'{USER_MODULE} zero=1',
+				    '--script', script, '--cmdline', 'kmemcheck.quarantine=7',
+				    '--add', f'{os.path.join(utree, USER_FILE)}:/root/data/notes.txt',
+				    '--log', log],
+				   os.path.join(ctx.logs, 'user-module-twin.out'))
+		why = check_user_run(os.path.join(ctx.logs, log), rc, err, USER_SCRIPT_RC,
+				     [r'kmemcheck_example: sum \d+ \(kzalloc\)',
+				      r'^kmemcheck-harness: insmod kmemcheck_example rc=0$',
+				      r'^kmemcheck-harness: rmmod kmemcheck_example rc=0$',
+				      rf'^kmemcheck-harness: script rc={USER_SCRIPT_RC}$'],
+				     [])
+		if not why and re.search(KSTR_ANY_REPORT, tree._read(
+				os.path.join(ctx.logs, log)).decode(errors='replace')):
+			why = 'kmemcheck reported on the correct path'
+		rep.report(Result('user/module-twin', not why,
+				  f'{why} (log: {ctx.logs}/{log})' if why else '',
+				  time.time() - t0))
+
+
 def cmd_export(ctx: Context, args: argparse.Namespace) -> int:
 	out = os.path.abspath(args.out or os.path.join(ctx.build_dir, 'export'))
 	patches = export.export(ctx.build_dir, out)
@@ -788,6 +1139,7 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 		test_kunit(ctx, rep)
 		test_ksuites(ctx, rep)
 		test_boots(ctx, rep)
+		test_user(ctx, rep)
 		test_stress(ctx, rep)
 	title = (f'kmemcheck.py test --config {ctx.config}' +
 		 (f" --filter '{args.filter}'" if args.filter else '') +
@@ -819,20 +1171,47 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	_global_options(common, defaults=False)
 	sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
+	# The user's own tree and config options: prepare, build, run, lint, test.
+	user_tree = argparse.ArgumentParser(add_help=False)
+	user_tree.add_argument('--tree', default=None, metavar='DIR',
+			       help='your 6.12 git tree: kmemcheck goes in as branch '
+			       '"kmemcheck" on top of its HEAD (default: <build-dir>/linux)')
+	kconfig = argparse.ArgumentParser(add_help=False)
+	kconfig.add_argument('--kconfig', action='append', default=[], metavar='FILE',
+			     help='a config fragment of yours, merged after ours (repeatable)')
+	kconfig.add_argument('--kconfig-add', action='append', default=[],
+			     metavar='CONFIG_FOO=y', help='one more option (repeatable)')
+
 	sub.add_parser('deps', parents=[common], help='check/install dependencies')
-	sub.add_parser('prepare', parents=[common],
-		       help='unpack 6.12, apply overlay + patches/series')
+	sub.add_parser('prepare', parents=[common, user_tree],
+		       help='unpack 6.12, apply overlay + patches/series (--tree: '
+		       'kmemcheck as a branch of your tree)')
 	sub.add_parser('refresh', parents=[common],
 		       help='copy changes in the prepared tree back to the repo')
 	configs = list(tree.CONFIGS)
-	p = sub.add_parser('build', parents=[common], help='build a kernel')
+	p = sub.add_parser('build', parents=[common, user_tree, kconfig], help='build a kernel')
 	p.add_argument('--config', choices=configs, default='default')
-	p = sub.add_parser('run', parents=[common], help='boot the demo or a shell')
+	p = sub.add_parser('run', parents=[common, user_tree, kconfig],
+			   help='boot the demo, your workload, or a shell')
 	p.add_argument('--config', choices=configs, default='default')
-	p.add_argument('--cmdline', default=None,
-		       help='extra kernel command line (default: kmemcheck=1)')
+	p.add_argument('--cmdline', default='',
+		       help='more kernel parameters, added after kmemcheck=1')
 	p.add_argument('--kernel', default=None, help='boot this bzImage, build nothing')
 	p.add_argument('--shell', action='store_true', help='interactive busybox shell')
+	p.add_argument('--module', action='append', default=[], metavar='"KO|DIR [PARAMS]"',
+		       help='insmod this module (a .ko, or a module source directory '
+		       'built against the kernel), wait, rmmod (repeatable)')
+	p.add_argument('--module-wait', type=float, default=1, metavar='S',
+		       help='seconds between loading and unloading the modules '
+		       '(default: %(default)s)')
+	p.add_argument('--script', default=None, metavar='FILE',
+		       help='run FILE as root in the guest after boot; its exit code '
+		       'becomes run\'s')
+	p.add_argument('--add', action='append', default=[], metavar='PATH[:GUEST_PATH]',
+		       help='put a file or directory into the initramfs '
+		       '(default guest path: /root/<name>; repeatable)')
+	p.add_argument('--log', default='run.log', metavar='NAME',
+		       help='console log file in <build-dir>/logs (default: %(default)s)')
 	p.add_argument('--timeout', type=float, default=qemu.DEFAULT_TIMEOUT,
 		       help='seconds before the guest counts as hung (default: %(default)s)')
 	p.add_argument('--smp', type=int, default=1, help='guest CPUs (default: 1)')
@@ -876,7 +1255,7 @@ def main(argv: Sequence[str]) -> int:
 	ctx = make_context(args)
 	try:
 		lock = tree.lock_build_dir(ctx.build_dir)
-		tree.check_deps(ctx.build_dir)
+		tree.check_deps(ctx.build_dir, command=args.command)
 		return COMMANDS[args.command](ctx, args)
 	except HarnessError as e:
 		print(f'kmemcheck.py: error: {e}', file=sys.stderr)

@@ -20,6 +20,7 @@ applies the series with git am to a fresh checkout of base and compares
 the result with the prepared tree, which is what "build" builds.
 """
 
+import hashlib
 import os
 import re
 import shutil
@@ -344,13 +345,21 @@ def make_commits(ktree: str, commits: List[Commit]) -> str:
 
 # --------------------------------------------------------------- export ---
 
+# out_dir -> (prepared tree id, repository commit, patches) of the last
+# export() of this process: the same tree exports the same series.
+_EXPORTED: Dict[str, Tuple[str, str, List[str]]] = {}
+
+
 def export(build_dir: str, out_dir: str) -> List[str]:
 	"""Writes the series into @out_dir; returns the patch files, cover first."""
 	ktree = tree.prepare(build_dir)
+	want = prepared_tree_id(ktree)
+	last = _EXPORTED.get(out_dir)
+	if last and last[:2] == (want, _date()) and all(os.path.isfile(p) for p in last[2]):
+		return list(last[2])
 	changed, new = tree.changed_files(ktree)
 	commits = plan(sorted(set(changed) | set(new)))
 	tip = make_commits(ktree, commits)
-	want = prepared_tree_id(ktree)
 	got = _git(ktree, {}, 'rev-parse', f'{tip}^{{tree}}').strip()
 	if got != want:
 		raise HarnessError(f'export: the series ends at tree {got}, '
@@ -366,6 +375,7 @@ def export(build_dir: str, out_dir: str) -> List[str]:
 		     '-o', out_dir, f'base..{tip}').split()
 	_write_cover(names[0], tree.base_description(ktree))
 	tree.log(f'export: {len(names) - 1} patches and a cover letter in {out_dir}')
+	_EXPORTED[out_dir] = (want, _date(), list(names))
 	return names
 
 
@@ -484,3 +494,104 @@ def _remove_worktree(ktree: str, work: str) -> None:
 		shutil.rmtree(work)
 	subprocess.run(['git', 'worktree', 'prune'], cwd=ktree,
 		       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+# ------------------------------------------------------ the user's tree ---
+
+USER_BRANCH = 'kmemcheck'
+PATCH_FAILED_RES = (re.compile(r'^error: patch failed: (\S+?):\d+$', re.M),
+		    re.compile(r'^error: (\S+): (?:does not match index|already exists in '
+			       r'(?:working directory|index)|does not exist in index)$', re.M))
+
+
+def _user_git(utree: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+	proc = subprocess.run(['git', *args], cwd=utree, text=True, stdout=subprocess.PIPE,
+			      stderr=subprocess.STDOUT)
+	if check and proc.returncode:
+		raise HarnessError(f'{utree}: git {" ".join(args)} failed: '
+				   + ' | '.join(proc.stdout.strip().splitlines()[-3:]))
+	return proc
+
+
+# Mail headers of format-patch that change from one export to the next.
+VOLATILE_HEADERS = ('From ', 'Date: ', 'Message-ID: ', 'Message-Id: ', 'In-Reply-To: ',
+		    'References: ')
+
+
+def _series_id(patches: Sequence[str]) -> str:
+	"""What the series says, without its dates and ids: same text, same id."""
+	h = hashlib.sha256()
+	for p in patches:
+		with open(p) as f:
+			h.update(''.join(l for l in f.read().splitlines(keepends=True)
+					 if not l.startswith(VOLATILE_HEADERS)).encode())
+	return h.hexdigest()[:16]
+
+
+def apply_to_tree(build_dir: str, utree: str) -> str:
+	"""Puts kmemcheck into the user's 6.12 git tree @utree as a branch.
+
+	The series (export()) goes in with git am on a new branch "kmemcheck"
+	made at the user's HEAD; nothing of theirs is reverted or deleted (git
+	am refuses to touch a file with uncommitted changes, and we stop
+	then).  Once applied, the branch is left alone while the series stays
+	the same: commits the user adds on it stay.  When the series changed,
+	the old kmemcheck commits must go first, which we leave to the user.
+	A patch that does not apply stops it with the patch and file named;
+	the tree is then as it was.  Returns @utree's absolute path.
+	"""
+	utree = os.path.abspath(utree)
+	if not os.path.isdir(os.path.join(utree, '.git')) and \
+	   _user_git(utree, 'rev-parse', '--git-dir', check=False).returncode:
+		raise HarnessError(f'--tree {utree}: not a git tree')
+	version = tree.tree_version(utree)
+	if not version.startswith('6.12'):
+		raise HarnessError(f'--tree {utree}: Linux {version}, kmemcheck is for 6.12')
+	if os.path.exists(os.path.join(utree, '.config')):
+		raise HarnessError(f'--tree {utree}: has an in-tree build (.config); we build '
+				   'with O=, which needs it clean: make mrproper there')
+	patches = export(build_dir, os.path.join(build_dir, 'export'))[1:]
+	want = _series_id(patches)
+	branch = _user_git(utree, 'symbolic-ref', '-q', '--short', 'HEAD',
+			   check=False).stdout.strip()
+	have = _user_git(utree, 'config', f'branch.{USER_BRANCH}.kmemcheck-series',
+			 check=False).stdout.strip()
+	exists = not _user_git(utree, 'rev-parse', '-q', '--verify',
+			       f'refs/heads/{USER_BRANCH}', check=False).returncode
+	if exists and have == want:
+		if branch != USER_BRANCH:
+			_user_git(utree, 'checkout', '-q', USER_BRANCH)
+		tree.log(f'prepare: {utree}: branch {USER_BRANCH} has this series '
+			 f'({len(patches)} patches) already')
+		return utree
+	if exists:
+		raise HarnessError(f'--tree {utree}: branch {USER_BRANCH} holds another version '
+				   f'of kmemcheck; rename or delete it (git branch -m '
+				   f'{USER_BRANCH} old-{USER_BRANCH}) and run again')
+	if _user_git(utree, 'diff', '--cached', '--quiet', check=False).returncode:
+		raise HarnessError(f'--tree {utree}: staged changes; commit or unstage them '
+				   'first (git am needs a clean index)')
+	head = _user_git(utree, 'rev-parse', 'HEAD').stdout.strip()
+	_user_git(utree, 'checkout', '-q', '-b', USER_BRANCH)
+	proc = subprocess.run(['git', '-c', 'user.name=' + AUTHOR[0],
+			       '-c', 'user.email=' + AUTHOR[1], 'am', '--3way', *patches],
+			      cwd=utree, text=True, stdout=subprocess.PIPE,
+			      stderr=subprocess.STDOUT)
+	if proc.returncode:
+		out = proc.stdout
+		m = re.search(r'^Patch failed at (\d+) (.*)$', out, re.M)
+		failed = patches[int(m.group(1)) - 1] if m else '?'
+		files = [f for rx in PATCH_FAILED_RES for f in rx.findall(out)]
+		files += re.findall(r'^CONFLICT \([^)]*\): Merge conflict in (\S+)$', out, re.M)
+		_user_git(utree, 'am', '--abort', check=False)
+		_user_git(utree, 'checkout', '-q', branch or head)
+		_user_git(utree, 'branch', '-q', '-D', USER_BRANCH, check=False)
+		said = [l for l in out.splitlines() if l.startswith(('error:', 'CONFLICT'))]
+		raise HarnessError(f'--tree {utree}: {os.path.basename(failed)} does not apply '
+				   f'to {", ".join(dict.fromkeys(files)) or "the tree"}; '
+				   f'the tree is back on {branch or head[:12]} as it was '
+				   f'(git am: {" | ".join(said[:3]) or out.strip()[-300:]})')
+	_user_git(utree, 'config', f'branch.{USER_BRANCH}.kmemcheck-series', want)
+	tree.log(f'prepare: {utree}: {len(patches)} kmemcheck commits on branch '
+		 f'{USER_BRANCH}, on top of {branch or "HEAD"} ({head[:12]})')
+	return utree

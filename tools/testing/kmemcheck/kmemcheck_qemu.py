@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence, TextIO
+from typing import List, Optional, Sequence, TextIO, Tuple
 
 USERSPACE_MARKER = 'kmemcheck-harness: userspace up'
 DONE_MARKER = 'kmemcheck-harness: scenario done'
@@ -107,9 +107,10 @@ INITRAMFS_PRUNE = ('usr/share', 'usr/lib/i386-linux-gnu/gconv')
 
 
 def build_initramfs(debs: List[str], scenario: str, out_path: str,
-		    compress: bool = True) -> str:
+		    compress: bool = True, add: Sequence[Tuple[str, str]] = ()) -> str:
 	"""Writes <out_path> (a cpio, gzip'd if @compress) with the .debs
-	unpacked (busybox first), /init and /scenario.sh.
+	unpacked (busybox first), the (host path, guest path) pairs of @add
+	(files or directories, copied with their modes), /init and /scenario.sh.
 
 	Large userlands want compress=False: with kmemcheck=1, the kernel's
 	inflate writes its output a byte at a time into a tracked buffer, one
@@ -122,6 +123,13 @@ def build_initramfs(debs: List[str], scenario: str, out_path: str,
 			shutil.rmtree(os.path.join(root, path), ignore_errors=True)
 		if not os.path.exists(os.path.join(root, 'bin/busybox')):
 			raise RuntimeError('busybox-static .deb has no /bin/busybox')
+		for host, guest in add:
+			dst = os.path.join(root, guest.lstrip('/'))
+			os.makedirs(os.path.dirname(dst), exist_ok=True)
+			if os.path.isdir(host):
+				shutil.copytree(host, dst, symlinks=True, dirs_exist_ok=True)
+			else:
+				shutil.copy2(host, dst)
 		os.makedirs(os.path.dirname(out_path), exist_ok=True)
 		tmp = out_path + '.tmp'
 		with (gzip.open(tmp, 'wb', compresslevel=6) if compress
@@ -165,6 +173,11 @@ class BootResult:
 		if not self.finished_scenario:
 			return 'guest stopped before the scenario finished'
 		return None
+
+	def scenario_rc(self) -> Optional[int]:
+		"""The exit status init reported for the scenario, if it finished."""
+		m = re.search(DONE_MARKER + r' rc=(\d+)$', userspace_text(self.lines), re.M)
+		return int(m.group(1)) if m else None
 
 	def tail(self, n: int = 40) -> str:
 		return '\n'.join(self.lines[-n:])

@@ -76,13 +76,38 @@ HOST_DEPS = (
 	('sphinx-build', 'python3-sphinx'),
 	('/usr/lib/python3/dist-packages/yaml', 'python3-yaml'),
 )
+# What each subcommand needs, by the probes of HOST_DEPS: a group of them,
+# and whether the guest userland (busybox; stress-ng) must be fetched.
+DEP_GROUPS: Dict[str, Tuple[str, ...]] = {
+	'tree': (TARBALL, 'git', 'patch', 'python3', 'perl'),
+	'build': ('flex', 'bison', 'bc', '/usr/include/libelf.h', '/usr/include/openssl/ssl.h',
+		  'gcc', 'make', 'objdump'),
+	'boot': ('qemu-system-i386', 'cpio', 'gzip', 'dpkg-deb'),
+	'lint': ('sparse', 'sphinx-build', '/usr/lib/python3/dist-packages/yaml'),
+}
+ALL_DEPS = ('tree', 'build', 'boot', 'lint')
+# command: (groups, busybox, stress-ng)
+COMMAND_DEPS: Dict[str, Tuple[Tuple[str, ...], bool, bool]] = {
+	'deps': (ALL_DEPS, True, True),
+	'prepare': (('tree',), False, False),
+	'refresh': (('tree',), False, False),
+	'export': (('tree',), False, False),
+	'build': (('tree', 'build'), False, False),
+	'run': (('tree', 'build', 'boot'), True, False),
+	'lint': (('tree', 'build', 'lint'), False, False),
+	'test': (ALL_DEPS, True, True),
+	'bench': (('tree', 'build', 'boot'), True, True),
+	'stress': (('tree', 'build', 'boot'), True, True),
+}
 GUEST_DEBS = ('busybox-static',)
 # The stress userland: these i386 packages and everything they Depend on
 # (recursively), fetched into build/debs-stress by stress_debs().
 STRESS_PACKAGES = ('stress-ng',)
 
-# Untracked files of the prepared tree that are not ours to refresh.
-UNTRACKED_IGNORE = ('-x', '__pycache__', '-x', '*.pyc', '-x', '.*.swp', '-x', '*~')
+# Untracked files of the prepared tree that are not ours to refresh
+# (.kunit/: the objects of tools/testing/kunit/kunit.py run in the tree).
+UNTRACKED_IGNORE = ('-x', '__pycache__', '-x', '*.pyc', '-x', '.*.swp', '-x', '*~',
+		    '-x', '/.kunit/')
 
 GIT_ID = ('-c', 'user.name=kmemcheck harness',
 	  '-c', 'user.email=kmemcheck@example.org')
@@ -227,9 +252,13 @@ def stress_debs(build_dir: str) -> List[str]:
 	return busybox + [d for d in debs if d]
 
 
-def check_deps(build_dir: str, install: bool = True) -> None:
-	"""Checks host packages and the i386 guest userland; installs as root."""
-	missing = sorted({pkg for probe, pkg in HOST_DEPS if not _have(probe)})
+def check_deps(build_dir: str, install: bool = True, command: str = 'deps') -> None:
+	"""Checks host packages and the i386 guest userland that @command needs
+	(COMMAND_DEPS); installs what is missing as root."""
+	groups, busybox, stress = COMMAND_DEPS[command]
+	probes = {p for g in groups for p in DEP_GROUPS[g]}
+	missing = sorted({pkg for probe, pkg in HOST_DEPS
+			  if probe in probes and not _have(probe)})
 	if missing:
 		cmd = ['apt-get', 'install', '-y', *missing]
 		if os.geteuid() != 0 or not install:
@@ -240,13 +269,14 @@ def check_deps(build_dir: str, install: bool = True) -> None:
 			run(['apt-get', 'update'], capture=False)
 			run(cmd, capture=False)
 	missing_debs = [p for p, deb in guest_debs(build_dir).items() if not deb]
-	if missing_debs:
+	if missing_debs and busybox:
 		_download_guest_debs(build_dir, missing_debs)
 		still = [p for p, deb in guest_debs(build_dir).items() if not deb]
 		if still:
 			raise HarnessError(f'could not download {" ".join(still)}:i386 '
 					   f'into {build_dir}/debs')
-	stress_debs(build_dir)
+	if stress:
+		stress_debs(build_dir)
 
 
 def lock_build_dir(build_dir: str):
@@ -712,11 +742,36 @@ def _kconfig_symbols(tree: str, names: List[str]) -> set:
 	return {n for n in names if n[len('CONFIG_'):] in defined}
 
 
-def check_config(tree: str, obj: str, config: str) -> List[str]:
+def user_fragment(obj: str, files: Sequence[str], options: Sequence[str]) -> List[str]:
+	"""The user's config (--kconfig FILE, --kconfig-add CONFIG_X=v) as one
+	fragment in @obj, merged after ours; [] when there is none."""
+	if not files and not options:
+		return []
+	text = ''
+	for path in files:
+		data = _read(path)
+		if data is None:
+			raise HarnessError(f'--kconfig {path}: no such file')
+		text += f'# {os.path.abspath(path)}\n' + data.decode().rstrip('\n') + '\n'
+	for opt in options:
+		if not re.fullmatch(r'CONFIG_\w+=\S.*|# CONFIG_\w+ is not set', opt):
+			raise HarnessError(f'--kconfig-add {opt!r}: expected CONFIG_FOO=value')
+		text += opt + '\n'
+	bad = [l for l in text.splitlines()
+	       if l.strip() and not l.startswith('#') and not re.match(r'CONFIG_\w+=', l)]
+	if bad:
+		raise HarnessError(f'--kconfig: not a config line: {bad[0]}')
+	path = os.path.join(obj, 'user.config')
+	os.makedirs(obj, exist_ok=True)
+	_write_if_changed(path, text.encode())
+	return [path]
+
+
+def check_config(tree: str, obj: str, config: str, extra: Sequence[str] = ()) -> List[str]:
 	"""Compares the fragments with .config; returns errors, prints warnings."""
 	final = _parse_fragment(os.path.join(obj, '.config'))
 	wanted: List[Tuple[str, str, str]] = []
-	for frag in fragment_paths(config):
+	for frag in fragment_paths(config) + list(extra):
 		name = os.path.basename(frag)[:-len('.config')]
 		wanted += [(name, s, v) for s, v in _parse_fragment(frag).items()]
 	bad = [(f, s, v) for f, s, v in wanted if final.get(s, 'n') != v]
@@ -736,9 +791,9 @@ def check_config(tree: str, obj: str, config: str) -> List[str]:
 	return errors
 
 
-def _config_stamp(config: str, tree: str) -> str:
+def _config_stamp(config: str, tree: str, extra: Sequence[str] = ()) -> str:
 	h = hashlib.sha256()
-	for frag in fragment_paths(config):
+	for frag in fragment_paths(config) + list(extra):
 		h.update(frag.encode() + b'\0' + (_read(frag) or b'') + b'\0')
 	h.update(tree_version(tree).encode())
 	return h.hexdigest()
@@ -766,8 +821,9 @@ def _fail_with_log(log_path: str, msg: str) -> None:
 			   else f'{msg} (full log: {log_path})')
 
 
-def configure(tree: str, obj: str, config: str, jobs: int, logf, log_path: str) -> None:
-	frags = fragment_paths(config)
+def configure(tree: str, obj: str, config: str, jobs: int, logf, log_path: str,
+	      extra: Sequence[str] = ()) -> None:
+	frags = fragment_paths(config) + list(extra)
 	log(f'build: configuring {config}: tinyconfig + '
 	    + ' '.join(os.path.basename(f) for f in frags))
 	steps = [
@@ -782,15 +838,20 @@ def configure(tree: str, obj: str, config: str, jobs: int, logf, log_path: str) 
 			_fail_with_log(log_path, f'configuring {config} failed')
 
 
-def build(build_dir: str, tree: str, config: str, jobs: int) -> str:
-	"""Configures (when fragments changed) and builds; returns bzImage's path."""
-	obj = obj_dir(build_dir, config)
+def build(build_dir: str, tree: str, config: str, jobs: int, obj: str = '',
+	  extra: Sequence[str] = ()) -> str:
+	"""Configures (when fragments changed) and builds; returns bzImage's path.
+
+	@obj defaults to <build>/obj-<config>; @extra are more fragments
+	(user_fragment()), merged last.
+	"""
+	obj = obj or obj_dir(build_dir, config)
 	logs = os.path.join(build_dir, 'logs')
 	os.makedirs(obj, exist_ok=True)
 	os.makedirs(logs, exist_ok=True)
-	log_path = os.path.join(logs, f'build-{config}.log')
+	log_path = os.path.join(logs, f'build-{os.path.basename(obj)[len("obj-"):]}.log')
 	stamp_path = os.path.join(obj, '.kmemcheck-config.stamp')
-	stamp = _config_stamp(config, tree)
+	stamp = _config_stamp(config, tree, extra)
 	t0 = time.time()
 	with open(log_path, 'w') as logf:
 		fresh = _read(stamp_path) == stamp.encode() and \
@@ -799,11 +860,11 @@ def build(build_dir: str, tree: str, config: str, jobs: int) -> str:
 			# syncconfig inside make picks up Kconfig changes; redo the
 			# whole config step only if the fragments no longer stick.
 			_run_logged(make_cmd(tree, obj, jobs, 'olddefconfig'), logf, cwd=tree)
-			if check_config(tree, obj, config):
+			if check_config(tree, obj, config, extra):
 				fresh = False
 		if not fresh:
-			configure(tree, obj, config, jobs, logf, log_path)
-			errors = check_config(tree, obj, config)
+			configure(tree, obj, config, jobs, logf, log_path, extra)
+			errors = check_config(tree, obj, config, extra)
 			for e in errors:
 				log(f'build: error: {e}')
 			if errors:
@@ -821,3 +882,34 @@ def build(build_dir: str, tree: str, config: str, jobs: int) -> str:
 	log(f'build: {config} of {base_description(tree)} built in '
 	    f'{time.time() - t0:.0f} s')
 	return os.path.join(obj, 'arch/x86/boot/bzImage')
+
+
+def build_module(tree: str, obj: str, src: str, out_dir: str, jobs: int,
+		 log_path: str) -> List[str]:
+	"""Builds the out-of-tree module source directory @src against the
+	kernel in @obj; returns the .ko files.
+
+	Kbuild writes its objects next to the sources (M=), so the sources are
+	copied into @out_dir first: the user's directory is only read.
+	"""
+	src = os.path.abspath(src)
+	if not any(os.path.isfile(os.path.join(src, m)) for m in ('Kbuild', 'Makefile')):
+		raise HarnessError(f'--module {src}: a directory needs a Kbuild or Makefile')
+	for dirpath, _, filenames in os.walk(src):
+		for name in filenames:
+			full = os.path.join(dirpath, name)
+			data = _read(full)
+			if data is not None:
+				_write_if_changed(os.path.join(out_dir, os.path.relpath(full, src)),
+						  data, os.stat(full).st_mode & 0o777)
+	with open(log_path, 'w') as logf:
+		if _run_logged(make_cmd(tree, obj, jobs, f'M={out_dir}', 'modules'), logf,
+			       cwd=tree):
+			logf.flush()
+			_fail_with_log(log_path, f'building the module in {src} failed')
+	kos = []
+	for dirpath, _, filenames in os.walk(out_dir):
+		kos += [os.path.join(dirpath, n) for n in sorted(filenames) if n.endswith('.ko')]
+	if not kos:
+		raise HarnessError(f'--module {src}: make built no .ko (log: {log_path})')
+	return kos
