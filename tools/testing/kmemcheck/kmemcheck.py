@@ -1047,8 +1047,12 @@ def check_user_run(log_path: str, rc: int, err: str, want_rc: int,
 
 
 def test_user(ctx: Context, rep: Reporter) -> None:
-	"""The README's worked example: prepare --tree, then run --module."""
-	if not rep.wants_layer('user'):
+	"""The README's worked example: prepare --tree, then run --module.
+
+	Only when asked for by name (`test --filter 'user/*'`): it builds a
+	second kernel, from the user tree, which CI does not have the time for
+	until the two builds share their objects."""
+	if not (rep.pattern or '').startswith('user/'):
 		return
 	t0 = time.time()
 	patches = export.export(ctx.build_dir, os.path.join(ctx.build_dir, 'export'))
