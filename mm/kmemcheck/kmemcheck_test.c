@@ -2213,8 +2213,10 @@ static void test_follow_padding_to_user(struct kunit *test)
 /* An argument passed in a register is not a use; a branch on it is. */
 static noinline int test_follow_callee(u32 arg)
 {
-	OPTIMIZER_HIDE_VAR(arg);
-	return arg ? 1 : 2;
+	/* A branch for sure: GCC may compute "arg ? 1 : 2" with SBB. */
+	asm volatile("testl %0, %0\n\tjz 1f\n\tnop\n1:"
+		     : : "r" (arg) : "cc");
+	return 1;
 }
 
 static noinline int test_follow_ignores(u32 arg)
