@@ -330,6 +330,8 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_FOLLOW_USED,		/* ... to a use, reported */
 	KMEMCHECK_COUNTER_FOLLOW_BOUND,		/* ... to the bound: not judged */
 	KMEMCHECK_COUNTER_FOLLOW_INSNS,		/* instructions stepped to follow */
+	KMEMCHECK_COUNTER_PARTIAL_PAGES,	/* pages with partial bit masks */
+	KMEMCHECK_COUNTER_PARTIAL_LOST,		/* bit masks not kept: no room */
 	KMEMCHECK_COUNTER_COUNT,
 };
 

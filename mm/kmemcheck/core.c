@@ -624,8 +624,8 @@ bool kmemcheck_range_uninit(unsigned long addr, size_t size,
  *
  * A read of freed or unallocated bytes is reported here, as at any access.
  *
- * Return: the undefined bits of the value read, little-endian: all eight
- * of each uninitialized byte.
+ * Return: the undefined bits of the value read, little-endian: those of
+ * each uninitialized byte that are not known to be initialized.
  */
 u64 kmemcheck_value_load(struct pt_regs *regs, unsigned long addr,
 			 unsigned int size)
@@ -641,7 +641,9 @@ u64 kmemcheck_value_load(struct pt_regs *regs, unsigned long addr,
 			continue;
 		state = kmemcheck_shadow_checked(addr + i, shadow);
 		if (state == KMEMCHECK_SHADOW_UNINITIALIZED) {
-			undef |= (u64)0xff << (8 * i);
+			u8 bits = ~kmemcheck_partial_defined(shadow);
+
+			undef |= (u64)bits << (8 * i);
 		} else if (state != KMEMCHECK_SHADOW_INITIALIZED) {
 			kmemcheck_access(regs, addr, size, true, false);
 			return 0;
@@ -656,18 +658,25 @@ u64 kmemcheck_value_load(struct pt_regs *regs, unsigned long addr,
  * @size:	number of bytes, at most 8
  * @undef:	the undefined bits of the value stored, little-endian
  *
- * Called once the store has happened.  A byte with any undefined bit
- * becomes uninitialized, the others initialized; untracked bytes are
- * ignored.
+ * Called once the store has happened.  A byte with no undefined bit
+ * becomes initialized, the others uninitialized, keeping which of their
+ * bits are initialized; untracked bytes are ignored.
  */
 void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef)
 {
 	unsigned int i;
 
-	for (i = 0; i < size && i < sizeof(undef); i++)
-		kmemcheck_shadow_set(addr + i, 1, (undef >> (8 * i)) & 0xff ?
+	for (i = 0; i < size && i < sizeof(undef); i++) {
+		u8 bits = undef >> (8 * i);
+		u8 *shadow;
+
+		kmemcheck_shadow_set(addr + i, 1, bits ?
 				     KMEMCHECK_SHADOW_UNINITIALIZED :
 				     KMEMCHECK_SHADOW_INITIALIZED);
+		shadow = kmemcheck_shadow_of(addr + i);
+		if (shadow && bits && bits != 0xff)
+			kmemcheck_partial_set(shadow, ~bits);
+	}
 }
 
 /**
@@ -714,9 +723,12 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 					 src + i, to ? 0 : dst);
 			reported = true;
 		}
-		if (to)
-			kmemcheck_shadow_set(dst + i, 1, stale ?
-					     KMEMCHECK_SHADOW_UNINITIALIZED :
-					     state);
+		if (!to)
+			continue;
+		kmemcheck_shadow_set(dst + i, 1, stale ?
+				     KMEMCHECK_SHADOW_UNINITIALIZED : state);
+		/* Bits known initialized go with the byte. */
+		if (state == KMEMCHECK_SHADOW_UNINITIALIZED)
+			kmemcheck_partial_set(to, kmemcheck_partial_defined(from));
 	}
 }

@@ -28,6 +28,8 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_FOLLOW_USED]		= "followed to a use",
 	[KMEMCHECK_COUNTER_FOLLOW_BOUND]	= "followed to the bound",
 	[KMEMCHECK_COUNTER_FOLLOW_INSNS]	= "instructions followed",
+	[KMEMCHECK_COUNTER_PARTIAL_PAGES]	= "partial pages",
+	[KMEMCHECK_COUNTER_PARTIAL_LOST]	= "partial bytes lost",
 };
 
 static_assert(ARRAY_SIZE(kmemcheck_counter_names) == KMEMCHECK_COUNTER_COUNT);
@@ -44,6 +46,10 @@ static int stats_show(struct seq_file *seq, void *v)
 	/* One shadow byte per tracked byte. */
 	seq_printf(seq, "shadow bytes: %ld\n",
 		   atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_TRACKED_PAGES]) *
+		   (long)PAGE_SIZE);
+	/* And a mask byte per byte of pages with partly initialized bytes. */
+	seq_printf(seq, "partial bytes: %ld\n",
+		   atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_PARTIAL_PAGES]) *
 		   (long)PAGE_SIZE);
 	kmemcheck_report_counts_show(seq);
 	return 0;

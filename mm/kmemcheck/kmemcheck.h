@@ -93,6 +93,13 @@ void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
 depot_stack_handle_t kmemcheck_origin_get(unsigned long addr,
 					  enum kmemcheck_origin *kind);
 
+/* partial.c: the initialized bits of partly initialized bytes. */
+void kmemcheck_partial_init_shadow(const u8 *shadow);
+u8 kmemcheck_partial_defined(const u8 *shadow);
+bool kmemcheck_partial_set(u8 *shadow, u8 defined);
+void kmemcheck_partial_forget(const u8 *shadow, size_t n);
+void kmemcheck_partial_free(const u8 *shadow);
+
 /* quarantine.c: how long freed objects stay checked with fastpath=2. */
 #define KMEMCHECK_QUARANTINE_MAX	4096
 

@@ -2260,6 +2260,156 @@ static void test_follow_uaf_at_read(struct kunit *test)
 	EXPECT_REPORT(test, UAF, test_follow_uaf_at_read, 4, p);
 }
 
+/* ===== Bits of partly initialized bytes (kmemcheck.follow=1) ===== */
+
+/* Which bits of the byte at @addr kmemcheck knows are initialized. */
+static u8 test_defined_bits(struct kunit *test, const void *addr)
+{
+	u8 *shadow = kmemcheck_shadow_of((unsigned long)addr);
+
+	KUNIT_ASSERT_NOT_NULL(test, shadow);
+	if (kmemcheck_shadow_state(shadow) == KMEMCHECK_SHADOW_INITIALIZED)
+		return 0xff;
+	return kmemcheck_partial_defined(shadow);
+}
+
+/*
+ * A bitfield set in a fresh object, as "x->flag = 1" compiles, then
+ * tested: the test reads only the bit that was set.  LOCK or not, the
+ * read-modify-write is no use of the other bits.
+ */
+static void test_follow_bitfield_test(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	asm volatile("lock orb $4, (%0)" : : "r" (p) : "memory", "cc");
+	asm volatile("testb $4, (%0)\n\tjz 1f\n\tnop\n1:"
+		     : : "r" (p) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, p, 1, KMEMCHECK_SHADOW_UNINITIALIZED);
+	KUNIT_EXPECT_EQ(test, test_defined_bits(test, p), 4);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_PARTIAL_PAGES]),
+			0);
+}
+
+/* ... a test of a bit nobody set is a use, reported at the branch. */
+static void test_follow_bitfield_other(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	asm volatile("orb $4, (%0)" : : "r" (p) : "memory", "cc");
+	asm volatile("testb $8, (%0)\n\tjz 1f\n\tnop\n1:"
+		     : : "r" (p) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_bitfield_other, 1, p,
+		      .use = USE_BRANCH, .loaded = test_follow_bitfield_other);
+}
+
+/*
+ * A bit cleared in place ("x->flag = 0"), the byte then loaded into a
+ * register and the bit tested there.
+ */
+static void test_follow_bit_cleared(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	test_follow_on(test);
+	asm volatile("andb $0xfe, (%0)" : : "r" (p) : "memory", "cc");
+	asm volatile("movzbl (%1), %0\n\ttestl $1, %0\n\tjz 1f\n\tnop\n1:"
+		     : "=&r" (v) : "r" (p) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_EQ(test, test_defined_bits(test, p), 1);
+}
+
+static void test_follow_bit_cleared_other(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	test_follow_on(test);
+	asm volatile("andb $0xfe, (%0)" : : "r" (p) : "memory", "cc");
+	asm volatile("movzbl (%1), %0\n\ttestl $2, %0\n\tjz 1f\n\tnop\n1:"
+		     : "=&r" (v) : "r" (p) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_bit_cleared_other, 1, p,
+		      .use = USE_BRANCH, .loaded = test_follow_bit_cleared_other);
+}
+
+/* BTS sets one bit of a word in place; BT reads that bit alone. */
+static void test_follow_bts(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	asm volatile("lock btsl $11, (%0)" : : "r" (p) : "memory", "cc");
+	asm volatile("btl $11, (%0)\n\tjnc 1f\n\tnop\n1:"
+		     : : "r" (p) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_EQ(test, test_defined_bits(test, (u8 *)p + 1), 8);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+
+static void test_follow_bts_other(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	asm volatile("lock btsl $11, (%0)" : : "r" (p) : "memory", "cc");
+	asm volatile("btl $12, (%0)\n\tjnc 1f\n\tnop\n1:"
+		     : : "r" (p) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_bts_other, 4, p,
+		      .use = USE_BRANCH, .loaded = test_follow_bts_other);
+}
+
+/*
+ * A structure with a bitfield copied by REP MOVSB: the bits known to be
+ * initialized go with the bytes.  The CMP of a register with itself ends
+ * the following of the OR, so that the copy is the fault handler's.
+ */
+static void test_follow_bits_copied(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	u8 *q = test_alloc(test, 8, GFP_KERNEL);
+	unsigned long n = 8, src = (unsigned long)p, dst = (unsigned long)q;
+
+	test_follow_on(test);
+	asm volatile("orb $4, (%0)\n\tcmpl %0, %0" : : "r" (p) : "memory", "cc");
+	asm volatile("rep movsb" : "+c" (n), "+S" (src), "+D" (dst) : : "memory");
+	asm volatile("testb $4, (%0)\n\tjz 1f\n\tnop\n1:"
+		     : : "r" (q) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_EQ(test, test_defined_bits(test, q), 4);
+}
+
+static void test_follow_bits_copied_other(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+	u8 *q = test_alloc(test, 8, GFP_KERNEL);
+	unsigned long n = 8, src = (unsigned long)p, dst = (unsigned long)q;
+
+	test_follow_on(test);
+	asm volatile("orb $4, (%0)\n\tcmpl %0, %0" : : "r" (p) : "memory", "cc");
+	asm volatile("rep movsb" : "+c" (n), "+S" (src), "+D" (dst) : : "memory");
+	asm volatile("testb $1, (%0)\n\tjz 1f\n\tnop\n1:"
+		     : : "r" (q) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_bits_copied_other, 1, q,
+		      .use = USE_BRANCH, .loaded = test_follow_bits_copied_other);
+}
+
+/* A store of a whole byte forgets which of its bits were known. */
+static void test_follow_bits_forgotten(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	asm volatile("orb $4, (%0)\n\tcmpl %0, %0" : : "r" (p) : "memory", "cc");
+	KUNIT_EXPECT_EQ(test, test_defined_bits(test, p), 4);
+	kmemcheck_mark_uninitialized(p, 1);
+	KUNIT_EXPECT_EQ(test, test_defined_bits(test, p), 0);
+	EXPECT_NO_REPORT(test);
+}
+
 static int test_init(struct kunit *test)
 {
 	/* Skipped one by one: a suite_init cannot skip the suite. */
@@ -2419,6 +2569,15 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_padding_to_user),
 	KUNIT_CASE(test_follow_call),
 	KUNIT_CASE(test_follow_uaf_at_read),
+	KUNIT_CASE(test_follow_bitfield_test),
+	KUNIT_CASE(test_follow_bitfield_other),
+	KUNIT_CASE(test_follow_bit_cleared),
+	KUNIT_CASE(test_follow_bit_cleared_other),
+	KUNIT_CASE(test_follow_bts),
+	KUNIT_CASE(test_follow_bts_other),
+	KUNIT_CASE(test_follow_bits_copied),
+	KUNIT_CASE(test_follow_bits_copied_other),
+	KUNIT_CASE(test_follow_bits_forgotten),
 	KUNIT_CASE(test_cmpxchg_failed_keeps_shadow),
 	KUNIT_CASE(test_cmpxchg_done_initializes),
 	KUNIT_CASE(test_cancelled_copy_keeps_shadow),

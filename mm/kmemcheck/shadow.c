@@ -220,6 +220,9 @@ static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
 
 	/* A fault in an interrupt may change the same page meanwhile. */
 	local_irq_save(flags);
+	/* Only uninitialized bytes have partial masks (partial.c). */
+	if (from & BIT(KMEMCHECK_SHADOW_UNINITIALIZED))
+		kmemcheck_partial_forget(shadow, n);
 	before = *pending;
 	for (i = 0; i < n; i++) {
 		u8 old = kmemcheck_shadow_state(&shadow[i]);
@@ -280,6 +283,7 @@ bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp)
 		memset(page_address(shadow), KMEMCHECK_SHADOW_UNALLOCATED,
 		       PAGE_SIZE);
 		set_page_private(shadow, hidden);
+		kmemcheck_partial_init_shadow(page_address(shadow));
 		WRITE_ONCE(page[i].kmemcheck_shadow, page_address(shadow));
 		if (!kmemcheck_arch_hide_page(addr)) {
 			WRITE_ONCE(page[i].kmemcheck_shadow, NULL);
@@ -312,6 +316,7 @@ void kmemcheck_shadow_free(struct page *page, unsigned int nr)
 		kmemcheck_arch_show_page((unsigned long)page_address(page + i));
 		WRITE_ONCE(page[i].kmemcheck_shadow, NULL);
 		set_page_private(virt_to_page(shadow), 0);
+		kmemcheck_partial_free(shadow);
 		free_page((unsigned long)shadow);
 		atomic_long_dec(&kmemcheck_counters[KMEMCHECK_COUNTER_TRACKED_PAGES]);
 	}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck: which bits of a partly initialized byte are initialized.
+ *
+ * A bitfield store into a fresh object is a read-modify-write: "orb $4,
+ * (%eax)" defines one bit of an uninitialized byte and leaves the other
+ * seven as they were.  When values are followed (kmemcheck.follow=1), such
+ * a byte keeps the uninitialized state in the shadow and, here, the mask of
+ * its initialized bits: a later test of that bit alone is not reported, a
+ * test of its neighbours is.
+ *
+ * Most tracked pages never hold such a byte.  A page gets a partial page,
+ * one mask byte per byte, the first time one of its bytes is partly
+ * initialized, and keeps it until it stops being tracked; a mask of 0 says
+ * that no bit is known, and every change of a byte's state clears it.  The
+ * partial page is found through the shadow page's own struct page, whose
+ * ->index kmemcheck owns as it owns ->private.
+ *
+ * Masks are recorded from the debug trap, where nothing may be allocated,
+ * so a few spare pages are kept per CPU and refilled from irq_work.  When
+ * none is left, the byte is plainly uninitialized, as it would be without
+ * this file, and the "partial bytes lost" counter says so.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <linux/atomic.h>
+#include <linux/gfp.h>
+#include <linux/init.h>
+#include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+
+#include "kmemcheck.h"
+
+/* Spare partial pages per CPU: a follow may need a few before irq_work. */
+#define KMEMCHECK_PARTIAL_SPARES	4
+
+static DEFINE_PER_CPU(unsigned long, kmemcheck_partial_spare[KMEMCHECK_PARTIAL_SPARES]);
+
+static void kmemcheck_partial_refill(struct irq_work *work)
+{
+	unsigned int i;
+
+	for (i = 0; i < KMEMCHECK_PARTIAL_SPARES; i++) {
+		unsigned long page;
+
+		if (this_cpu_read(kmemcheck_partial_spare[i]))
+			continue;
+		page = __get_free_page(GFP_ATOMIC | __GFP_ZERO | __GFP_NOWARN |
+				       __GFP_NOTRACK);
+		if (!page)
+			return;
+		if (this_cpu_cmpxchg(kmemcheck_partial_spare[i], 0, page))
+			free_page(page);
+	}
+}
+
+static DEFINE_PER_CPU(struct irq_work, kmemcheck_partial_work) =
+	IRQ_WORK_INIT_HARD(kmemcheck_partial_refill);
+
+/* A zeroed spare page of this CPU, or 0; the refill is queued either way. */
+static unsigned long kmemcheck_partial_take(void)
+{
+	unsigned long page = 0;
+	unsigned int i;
+
+	for (i = 0; i < KMEMCHECK_PARTIAL_SPARES && !page; i++)
+		page = this_cpu_xchg(kmemcheck_partial_spare[i], 0);
+	irq_work_queue(this_cpu_ptr(&kmemcheck_partial_work));
+	return page;
+}
+
+/* Hand back a spare page that was taken but not used. */
+static void kmemcheck_partial_give_back(unsigned long page)
+{
+	unsigned int i;
+
+	for (i = 0; i < KMEMCHECK_PARTIAL_SPARES; i++) {
+		if (!this_cpu_cmpxchg(kmemcheck_partial_spare[i], 0, page))
+			return;
+	}
+	/*
+	 * Cannot happen: the page came from a slot, which only the refill
+	 * fills, and interrupts are off.
+	 */
+	WARN_ON_ONCE(1);
+}
+
+/* Where the partial page of the page shadowed by @shadow is kept. */
+static unsigned long *kmemcheck_partial_slot(const u8 *shadow)
+{
+	return &virt_to_page(shadow)->index;
+}
+
+/* The mask byte of @shadow, or NULL if its page has no partial page. */
+static u8 *kmemcheck_partial_mask(const u8 *shadow)
+{
+	unsigned long page = READ_ONCE(*kmemcheck_partial_slot(shadow));
+
+	return page ? (u8 *)page + offset_in_page(shadow) : NULL;
+}
+
+/**
+ * kmemcheck_partial_init_shadow() - a new shadow page has no partial page
+ * @shadow:	any byte of it
+ */
+void kmemcheck_partial_init_shadow(const u8 *shadow)
+{
+	WRITE_ONCE(*kmemcheck_partial_slot(shadow), 0);
+}
+
+/**
+ * kmemcheck_partial_defined() - the initialized bits of an uninit byte
+ * @shadow:	its shadow byte
+ *
+ * Return: the mask of its bits known to be initialized; 0 if none is.
+ */
+u8 kmemcheck_partial_defined(const u8 *shadow)
+{
+	u8 *mask = kmemcheck_partial_mask(shadow);
+
+	return mask ? READ_ONCE(*mask) : 0;
+}
+
+/**
+ * kmemcheck_partial_set() - record the initialized bits of an uninit byte
+ * @shadow:	its shadow byte, in the uninitialized state
+ * @defined:	the mask of its initialized bits
+ *
+ * Called with interrupts off, from the fault and debug trap handlers; never
+ * sleeps, never allocates.
+ *
+ * Return: false if there was no room for the mask: the byte stays
+ * uninitialized in every bit.
+ */
+bool kmemcheck_partial_set(u8 *shadow, u8 defined)
+{
+	unsigned long *slot = kmemcheck_partial_slot(shadow);
+	unsigned long page;
+	u8 *mask = kmemcheck_partial_mask(shadow);
+
+	if (!mask && defined) {
+		page = kmemcheck_partial_take();
+		if (!page) {
+			kmemcheck_count(KMEMCHECK_COUNTER_PARTIAL_LOST);
+			return false;
+		}
+		if (cmpxchg(slot, 0, page))
+			kmemcheck_partial_give_back(page);
+		else
+			kmemcheck_count(KMEMCHECK_COUNTER_PARTIAL_PAGES);
+		mask = kmemcheck_partial_mask(shadow);
+	}
+	if (mask)
+		WRITE_ONCE(*mask, defined);
+	return true;
+}
+
+/**
+ * kmemcheck_partial_forget() - no bit of a range of bytes is known any more
+ * @shadow:	the shadow byte of the first
+ * @n:		number of bytes, all in one page
+ *
+ * Called whenever the state of bytes changes.
+ */
+void kmemcheck_partial_forget(const u8 *shadow, size_t n)
+{
+	u8 *mask = kmemcheck_partial_mask(shadow);
+
+	if (mask)
+		memset(mask, 0, n);
+}
+
+/**
+ * kmemcheck_partial_free() - a shadow page is about to be freed
+ * @shadow:	any byte of it
+ */
+void kmemcheck_partial_free(const u8 *shadow)
+{
+	unsigned long page = xchg(kmemcheck_partial_slot(shadow), 0);
+
+	if (!page)
+		return;
+	free_page(page);
+	atomic_long_dec(&kmemcheck_counters[KMEMCHECK_COUNTER_PARTIAL_PAGES]);
+}
+
+static int __init kmemcheck_partial_init(void)
+{
+	unsigned int cpu;
+
+	if (!kmemcheck_enabled())
+		return 0;
+	for_each_online_cpu(cpu)
+		irq_work_queue_on(per_cpu_ptr(&kmemcheck_partial_work, cpu), cpu);
+	return 0;
+}
+core_initcall(kmemcheck_partial_init);
