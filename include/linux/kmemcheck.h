@@ -46,6 +46,7 @@ void __init kmemcheck_init(void);
 
 void __kmemcheck_alloc_pages(struct page *page, unsigned int order, gfp_t gfp);
 void __kmemcheck_free_pages(struct page *page, unsigned int order);
+void __kmemcheck_page_reused(struct page *page, unsigned int order);
 void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
 				  unsigned int order, gfp_t gfp);
 void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init);
@@ -70,18 +71,36 @@ static __always_inline void kmemcheck_alloc_pages(struct page *page,
 }
 
 /**
- * kmemcheck_free_pages() - stop tracking pages given back to the allocator
+ * kmemcheck_free_pages() - pages are given back to the allocator
  * @page:	first page
  * @order:	order of the block being freed
  *
- * Shows the pages again and frees their shadow.  Untracked pages are
- * ignored.
+ * Their bytes become freed, and the pages stay hidden a while, so that a
+ * read of them is a use-after-free (the page quarantine); or, if they are
+ * not kept, they are shown again and their shadow freed.  Untracked pages
+ * are ignored.
  */
 static __always_inline void kmemcheck_free_pages(struct page *page,
 						 unsigned int order)
 {
 	if (kmemcheck_enabled())
 		__kmemcheck_free_pages(page, order);
+}
+
+/**
+ * kmemcheck_page_reused() - free pages are about to be allocated again
+ * @page:	first page
+ * @order:	order of the block
+ *
+ * For every way pages leave the allocator's free lists, before anything
+ * writes them: pages still kept hidden since they were freed are shown
+ * again and stop being tracked.
+ */
+static __always_inline void kmemcheck_page_reused(struct page *page,
+						  unsigned int order)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_page_reused(page, order);
 }
 
 /**
@@ -404,6 +423,8 @@ static inline void kmemcheck_alloc_pages(struct page *page, unsigned int order,
 					 gfp_t gfp) { }
 static inline void kmemcheck_free_pages(struct page *page,
 					unsigned int order) { }
+static inline void kmemcheck_page_reused(struct page *page,
+					 unsigned int order) { }
 static inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
 					      struct page *page,
 					      unsigned int order, gfp_t gfp) { }

@@ -235,7 +235,31 @@ void __kmemcheck_alloc_pages(struct page *page, unsigned int order, gfp_t gfp)
 
 void __kmemcheck_free_pages(struct page *page, unsigned int order)
 {
-	kmemcheck_shadow_free(page, 1U << order);
+	unsigned int i, nr = 1U << order;
+	depot_stack_handle_t handle;
+
+	if (!kmemcheck_page_quarantine_add(page, order)) {
+		kmemcheck_shadow_free(page, nr);
+		return;
+	}
+	/* As the allocation stack, the free stack is in every page. */
+	handle = kmemcheck_save_stack(0);
+	for (i = 0; i < nr; i++)
+		kmemcheck_origin_set((unsigned long)page_address(page + i) +
+				     KMEMCHECK_ORIGIN_BYTES,
+				     KMEMCHECK_ORIGIN_FREE, handle);
+}
+
+void __kmemcheck_page_reused(struct page *page, unsigned int order)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1U << order; i++) {
+		if (page[i].kmemcheck_shadow) {
+			kmemcheck_page_quarantine_remove(page, order);
+			return;
+		}
+	}
 }
 
 /* Caches kmemcheck leaves alone: opted out, or slub_debug's metadata. */
@@ -566,11 +590,12 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
 #define MODULE_PARAM_PREFIX "kmemcheck."
 
 /*
- * kmemcheck.follow=1: a read of uninitialized bytes into a register is not
- * reported; the value is followed to where it is used.  Writable at run
- * time: a change applies to the next such read.
+ * kmemcheck.follow=1, the default: a read of uninitialized bytes into a
+ * register is not reported; the value is followed to where it is used.
+ * kmemcheck.follow=0 reports the read, as mainline kmemcheck did.
+ * Writable at run time: a change applies to the next such read.
  */
-bool kmemcheck_follow __read_mostly;
+bool kmemcheck_follow __read_mostly = true;
 module_param_named(follow, kmemcheck_follow, bool, 0644);
 
 /**

@@ -106,6 +106,8 @@ void kmemcheck_partial_free(const u8 *shadow);
 struct kmem_cache;
 void kmemcheck_quarantine_add(struct kmem_cache *s, void *object);
 unsigned int kmemcheck_quarantine_length(void);
+bool kmemcheck_page_quarantine_add(struct page *page, unsigned int order);
+void kmemcheck_page_quarantine_remove(struct page *page, unsigned int order);
 
 /* report.c: recording in any context, printing later. */
 void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,

@@ -685,6 +685,83 @@ static void test_uninit_pages_rehidden(struct kunit *test)
 	EXPECT_REPORT(test, UNINIT, test_uninit_pages_rehidden, 4, &p[5]);
 }
 
+/* A function of its own, for the free stack to name. */
+static noinline void test_free_page(unsigned long addr)
+{
+	free_page(addr);
+}
+
+/*
+ * A page read after free_page() is a use-after-free while it is in the
+ * page quarantine.  Interrupts are off so that nobody takes the page in
+ * between.
+ */
+static void test_uaf_page(struct kunit *test)
+{
+	unsigned long addr = __get_free_page(GFP_KERNEL), flags;
+	u32 *p = (u32 *)addr;
+
+	KUNIT_ASSERT_NE(test, addr, 0);
+	if (!kmemcheck_quarantine_length()) {
+		free_page(addr);
+		kunit_skip(test, "booted with kmemcheck.quarantine=0");
+	}
+	WRITE_ONCE(p[1], 1);
+	local_irq_save(flags);
+	test_free_page(addr);
+	READ_ONCE(p[1]);
+	local_irq_restore(flags);
+	EXPECT_REPORT(test, UAF, test_uaf_page, 4, &p[1],
+		      .origin = test_uaf_page, .freed = test_free_page);
+}
+
+/* The twin: the page allocated again is a new page, checked as such. */
+static void test_page_reused(struct kunit *test)
+{
+	unsigned long addr = __get_free_page(GFP_KERNEL), again, flags;
+	u32 *p = (u32 *)addr;
+
+	KUNIT_ASSERT_NE(test, addr, 0);
+	WRITE_ONCE(p[1], 1);
+	local_irq_save(flags);
+	free_page(addr);
+	/* The per-CPU lists hand out the page freed last. */
+	again = __get_free_page(GFP_ATOMIC);
+	local_irq_restore(flags);
+	if (again)
+		test->priv = virt_to_page((void *)again);
+	KUNIT_ASSERT_EQ(test, again, addr);
+	WRITE_ONCE(p[1], 2);
+	READ_ONCE(p[1]);
+	EXPECT_NO_REPORT(test);
+	expect_shadow(test, &p[2], 4, KMEMCHECK_SHADOW_UNINITIALIZED);
+}
+
+/* Pushed out of the page quarantine, a free page is no longer tracked. */
+static void test_page_quarantine_expires(struct kunit *test)
+{
+	unsigned long others[64], addr, flags;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(others); i++) {
+		others[i] = __get_free_page(GFP_KERNEL);
+		KUNIT_ASSERT_NE(test, others[i], 0);
+	}
+	addr = __get_free_page(GFP_KERNEL);
+	KUNIT_ASSERT_NE(test, addr, 0);
+	local_irq_save(flags);
+	free_page(addr);
+	KUNIT_EXPECT_EQ(test, kmemcheck_shadow_state(kmemcheck_shadow_of(addr)),
+			KMEMCHECK_SHADOW_FREED);
+	KUNIT_EXPECT_TRUE(test, kmemcheck_arch_page_hidden(addr));
+	for (i = 0; i < ARRAY_SIZE(others); i++)
+		free_page(others[i]);
+	KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of(addr));
+	KUNIT_EXPECT_FALSE(test, kmemcheck_arch_page_hidden(addr));
+	local_irq_restore(flags);
+	EXPECT_NO_REPORT(test);
+}
+
 /* ===== The direct map changed by others ===== */
 
 /*
@@ -2416,7 +2493,11 @@ static int test_init(struct kunit *test)
 	if (!kmemcheck_enabled())
 		kunit_skip(test, "booted with kmemcheck=0");
 	report_reset();
-	WRITE_ONCE(kmemcheck_follow, saved_follow);
+	/*
+	 * The cases test the checks at each access; those of values
+	 * followed to their use (test_follow_*) turn following on.
+	 */
+	WRITE_ONCE(kmemcheck_follow, false);
 	test->priv = NULL;
 	test_cache = NULL;
 	test_pages_order = 0;
@@ -2485,6 +2566,9 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_fetch_twin_load),
 	KUNIT_CASE(test_use_after_free),
 	KUNIT_CASE(test_uaf_in_quarantine),
+	KUNIT_CASE(test_uaf_page),
+	KUNIT_CASE(test_page_reused),
+	KUNIT_CASE(test_page_quarantine_expires),
 	KUNIT_CASE(test_quarantine_expires),
 	KUNIT_CASE(test_read_before_free),
 	KUNIT_CASE(test_uninit_read_u8),

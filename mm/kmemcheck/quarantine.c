@@ -17,7 +17,17 @@
  * again while an older entry of it is still queued leaves the quarantine
  * with that older entry, early.
  *
- * kmemcheck runs the machine on one CPU, so the queue needs interrupts off
+ * Pages given back to the page allocator have a quarantine of their own:
+ * the last KMEMCHECK_PAGE_QUARANTINE blocks freed (of up to 1 <<
+ * KMEMCHECK_PAGE_QUARANTINE_ORDER pages) keep their shadow, every byte
+ * freed, and stay hidden in the allocator's free lists, which never touch
+ * the memory of a free page.  A block leaves when a newer one pushes it
+ * out, or as soon as any of its pages is allocated again: post_alloc_hook()
+ * calls kmemcheck_page_reused() before anything writes the page, whichever
+ * way it leaves the free lists.  The bound keeps the shadow held for free
+ * pages at 1 MiB.
+ *
+ * kmemcheck runs the machine on one CPU, so the queues need interrupts off
  * and no lock.  Frees in NMI context are not queued: their objects stay
  * freed, and their page hidden, until reused.
  *
@@ -29,6 +39,7 @@
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/kstrtox.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
@@ -129,4 +140,96 @@ void kmemcheck_quarantine_add(struct kmem_cache *s, void *object)
 unsigned int kmemcheck_quarantine_length(void)
 {
 	return kmemcheck_quarantine_len;
+}
+
+/* === Pages ================================================================ */
+
+#define KMEMCHECK_PAGE_QUARANTINE	64
+#define KMEMCHECK_PAGE_QUARANTINE_ORDER	2
+
+struct kmemcheck_freed_block {
+	struct page *page;		/* first page; NULL if the slot is free */
+	unsigned int order;
+};
+
+static struct kmemcheck_freed_block
+	kmemcheck_freed_blocks[KMEMCHECK_PAGE_QUARANTINE];
+static unsigned int kmemcheck_freed_next;
+
+/* A block leaves the quarantine: shown again, and no longer tracked. */
+static void kmemcheck_freed_release(struct kmemcheck_freed_block *b)
+{
+	if (!b->page)
+		return;
+	kmemcheck_shadow_free(b->page, 1U << b->order);
+	b->page = NULL;
+}
+
+/**
+ * kmemcheck_page_quarantine_add() - keep a block just freed hidden
+ * @page:	first page of the block
+ * @order:	its order
+ *
+ * Every byte of the block becomes freed.  Blocks not tracked whole, too
+ * large, or freed in NMI context are not queued.
+ *
+ * Return: true if the block is queued; false if it is to be untracked now.
+ */
+bool kmemcheck_page_quarantine_add(struct page *page, unsigned int order)
+{
+	struct kmemcheck_freed_block *b;
+	unsigned int i, nr = 1U << order;
+	unsigned long flags;
+
+	if (order > KMEMCHECK_PAGE_QUARANTINE_ORDER || in_nmi() ||
+	    !kmemcheck_quarantine_len)
+		return false;
+	for (i = 0; i < nr; i++) {
+		if (!page[i].kmemcheck_shadow)
+			return false;
+	}
+	kmemcheck_shadow_set_pages(page, nr, KMEMCHECK_SHADOW_FREED);
+	local_irq_save(flags);
+	/* SLUB untracks a slab's pages before the page allocator does. */
+	for (i = 0; i < KMEMCHECK_PAGE_QUARANTINE; i++) {
+		b = &kmemcheck_freed_blocks[i];
+		if (b->page == page && b->order == order)
+			goto out;
+	}
+	b = &kmemcheck_freed_blocks[kmemcheck_freed_next];
+	kmemcheck_freed_next = (kmemcheck_freed_next + 1) %
+			       KMEMCHECK_PAGE_QUARANTINE;
+	kmemcheck_freed_release(b);
+	b->page = page;
+	b->order = order;
+out:
+	local_irq_restore(flags);
+	return true;
+}
+
+/**
+ * kmemcheck_page_quarantine_remove() - a block is allocated again
+ * @page:	first page of the new block
+ * @order:	its order
+ *
+ * Any queued block that shares a page with it leaves the quarantine.
+ */
+void kmemcheck_page_quarantine_remove(struct page *page, unsigned int order)
+{
+	unsigned long first = page_to_pfn(page), last = first + (1UL << order);
+	unsigned long flags;
+	unsigned int i;
+
+	local_irq_save(flags);
+	for (i = 0; i < KMEMCHECK_PAGE_QUARANTINE; i++) {
+		struct kmemcheck_freed_block *b = &kmemcheck_freed_blocks[i];
+		unsigned long pfn;
+
+		if (!b->page)
+			continue;
+		pfn = page_to_pfn(b->page);
+		if (pfn < last && first < pfn + (1UL << b->order))
+			kmemcheck_freed_release(b);
+	}
+	local_irq_restore(flags);
 }
