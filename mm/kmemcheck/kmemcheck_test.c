@@ -2366,8 +2366,8 @@ static void test_follow_bitfield_test(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 	expect_shadow(test, p, 1, KMEMCHECK_SHADOW_UNINITIALIZED);
 	KUNIT_EXPECT_EQ(test, test_defined_bits(test, p), 4);
-	KUNIT_EXPECT_GT(test, atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_PARTIAL_PAGES]),
-			0);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&kmemcheck_counters
+						[KMEMCHECK_COUNTER_PARTIAL_PAGES]), 0);
 }
 
 /* ... a test of a bit nobody set is a use, reported at the branch. */
