@@ -2337,6 +2337,58 @@ static void test_follow_uaf_at_read(struct kunit *test)
 	EXPECT_REPORT(test, UAF, test_follow_uaf_at_read, 4, p);
 }
 
+/*
+ * A constructor that sets a short and leaves the padding after it, as
+ * sock_alloc_inode()'s cache does with socket->type.
+ */
+static void test_ctor_short(void *object)
+{
+	*(u16 *)object = 1;
+}
+
+/*
+ * GCC loads the short as a word, padding included, and stores %ax: the
+ * padding the constructor never wrote is not used, in any fast path mode.
+ */
+static void test_follow_ctor_padding(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_create(test, 8, 0, test_ctor_short);
+	u16 *q = test_alloc(test, 8, GFP_KERNEL);
+	u16 *p = kmem_cache_alloc(c, GFP_KERNEL);
+	u32 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	test_follow_on(test);
+	asm volatile("movl (%1), %0\n\tmovw %w0, (%2)"
+		     : "=&r" (v) : "r" (p), "r" (q) : "memory");
+	kmem_cache_free(c, p);
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * ... a test of the whole word is a use of the padding, unless
+ * kmemcheck.fastpath=2 lets constructors write unseen: then bytes they
+ * did not write count as initialized.
+ */
+static void test_follow_ctor_padding_used(struct kunit *test)
+{
+	struct kmem_cache *c = test_cache_create(test, 8, 0, test_ctor_short);
+	u16 *p = kmem_cache_alloc(c, GFP_KERNEL);
+	u32 v;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (kmemcheck_fastpath_objects()) {
+		kmem_cache_free(c, p);
+		kunit_skip(test, "kmemcheck.fastpath=2 trusts constructors");
+	}
+	test_follow_on(test);
+	asm volatile("movl (%1), %0\n\ttestl %0, %0\n\tjz 1f\n\tnop\n1:"
+		     : "=&r" (v) : "r" (p) : "memory", "cc");
+	kmem_cache_free(c, p);
+	EXPECT_REPORT(test, UNINIT, test_follow_ctor_padding_used, 4, p,
+		      .use = USE_BRANCH, .bad = p + 1);
+}
+
 /* ===== Bits of partly initialized bytes (kmemcheck.follow=1) ===== */
 
 /* Which bits of the byte at @addr kmemcheck knows are initialized. */
@@ -2653,6 +2705,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_padding_to_user),
 	KUNIT_CASE(test_follow_call),
 	KUNIT_CASE(test_follow_uaf_at_read),
+	KUNIT_CASE(test_follow_ctor_padding),
+	KUNIT_CASE(test_follow_ctor_padding_used),
 	KUNIT_CASE(test_follow_bitfield_test),
 	KUNIT_CASE(test_follow_bitfield_other),
 	KUNIT_CASE(test_follow_bit_cleared),

@@ -121,9 +121,12 @@ static int kmemcheck_keeps_hidden(u8 state)
  * @addr:	the byte
  * @shadow:	its shadow byte
  *
- * With kmemcheck.fastpath=2, a constructor may have written free objects of
- * its cache while their page rested, unseen: unallocated bytes of such a
- * page count as initialized.
+ * Objects of a cache with a constructor are not marked when allocated: the
+ * bytes the constructor never wrote stay unallocated.  With
+ * kmemcheck.fastpath=2 the constructor may even have written free objects
+ * while their page rested, unseen: unallocated bytes of such a page count
+ * as initialized.  Otherwise they count as what they are to the object's
+ * user, uninitialized, and a value read from them is followed to its use.
  *
  * Return: the state of @shadow, as far as checks are concerned.
  */
@@ -132,13 +135,13 @@ u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow)
 	u8 state = kmemcheck_shadow_state(shadow);
 	struct slab *slab;
 
-	if (state != KMEMCHECK_SHADOW_UNALLOCATED ||
-	    kmemcheck_fastpath != KMEMCHECK_FASTPATH_OBJECTS)
+	if (state != KMEMCHECK_SHADOW_UNALLOCATED)
 		return state;
 	slab = virt_to_slab((void *)addr);
-	if (slab && slab->slab_cache->ctor)
-		return KMEMCHECK_SHADOW_INITIALIZED;
-	return state;
+	if (!slab || !slab->slab_cache->ctor)
+		return state;
+	return kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS ?
+	       KMEMCHECK_SHADOW_INITIALIZED : KMEMCHECK_SHADOW_UNINITIALIZED;
 }
 
 /**
