@@ -3,7 +3,7 @@
  * kmemcheck demo: /sys/kernel/debug/kmemcheck/demo makes the kernel commit
  * the two bugs kmemcheck exists to catch, so anyone can watch it work.
  *
- *   echo uninit > demo	reads a field of a kmalloc()ed object never written
+ *   echo uninit > demo	uses a field of a kmalloc()ed object never written
  *   cat demo		copies a struct with uninitialized padding to user
  *
  * Copyright (C) 2026 The kmemcheck authors
@@ -23,22 +23,25 @@ struct kmemcheck_demo_reply {
 	u32 value;
 };
 
-/* The bug: 'limit' is read before anything is stored in it. */
-static noinline int kmemcheck_demo_uninit_read(void)
+/*
+ * The bug: 'limit' decides something before anything is stored in it.  A
+ * read alone would not do: kmemcheck reports an uninitialized value where
+ * it is used, and a value never used is no bug.
+ */
+static noinline void kmemcheck_demo_uninit_read(void)
 {
 	struct kmemcheck_demo_config {
 		int enabled;
 		int limit;
 	} *config;
-	int limit;
 
 	config = kmalloc(sizeof(*config), GFP_KERNEL);
 	if (!config)
-		return -ENOMEM;
+		return;
 	config->enabled = 1;
-	limit = READ_ONCE(config->limit);
+	if (READ_ONCE(config->limit) > 0)
+		WRITE_ONCE(config->enabled, 2);
 	kfree(config);
-	return limit > 0 ? 0 : -EINVAL;
 }
 
 static ssize_t demo_write(struct file *file, const char __user *ubuf,

@@ -2063,9 +2063,29 @@ static void test_uninit_expected_passes_kunit_test(struct kunit *test)
 /* kmemcheck.follow as the suite found it, restored after each case. */
 static bool saved_follow;
 
+/* Values followed to the bound before the case started. */
+static long follow_bound_before;
+
+static long follow_bound_count(void)
+{
+	return atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_FOLLOW_BOUND]);
+}
+
 static void test_follow_on(struct kunit *test)
 {
+	follow_bound_before = follow_bound_count();
 	WRITE_ONCE(kmemcheck_follow, true);
+}
+
+/*
+ * No report is no proof unless every value was judged: followed until
+ * its undefined bits were gone, not given up at an instruction the model
+ * does not cover.
+ */
+static void expect_follow_judged(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ_MSG(test, follow_bound_count(), follow_bound_before,
+			    "a value was followed to the bound, unjudged");
 }
 
 /* Untracked memory: a store of undefined bits there is a use. */
@@ -2088,6 +2108,7 @@ static void test_follow_wide_load(struct kunit *test)
 	asm volatile("movl (%1), %0\n\tmovw %w0, (%2)"
 		     : "=&r" (v) : "r" (p), "r" (q) : "memory");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 	expect_shadow(test, q, 2, KMEMCHECK_SHADOW_INITIALIZED);
 	expect_shadow(test, q + 1, 2, KMEMCHECK_SHADOW_UNINITIALIZED);
 }
@@ -2132,6 +2153,7 @@ static void test_follow_branch_masked(struct kunit *test)
 	asm volatile("movl (%1), %0\n\tandl $0xff, %0\n\tjz 1f\n\tnop\n1:"
 		     : "=&r" (v) : "r" (p) : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 }
 
 /* An index with uninitialized bits: reported at the access it selects. */
@@ -2158,6 +2180,7 @@ static void test_follow_address_defined(struct kunit *test)
 		     : "=&r" (v), "=&r" (w) : "r" (p), "r" (test_table)
 		     : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 }
 
 /* Uninitialized bits stored where kmemcheck cannot follow them: a use. */
@@ -2185,6 +2208,7 @@ static void test_follow_store_tracked(struct kunit *test)
 	asm volatile("movl (%1), %0\n\tmovl %0, (%2)"
 		     : "=&r" (v) : "r" (p), "r" (q) : "memory");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 	expect_shadow(test, q, 4, KMEMCHECK_SHADOW_UNINITIALIZED);
 	expect_shadow(test, q + 1, 4, KMEMCHECK_SHADOW_INITIALIZED);
 }
@@ -2208,6 +2232,7 @@ static void test_follow_flag_set(struct kunit *test)
 	test_follow_on(test);
 	asm volatile("orl $1, (%0)" : : "r" (p) : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 }
 
 /* A value spilled to the stack and reloaded is still followed. */
@@ -2235,6 +2260,7 @@ static void test_follow_spill_masked(struct kunit *test)
 		     "movzbl %b1, %1\n\ttestl %1, %1\n\tjz 1f\n\tnop\n1:"
 		     : "=&r" (v), "=&q" (w) : "r" (p) : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 }
 
 /* SETcc on flags computed from uninitialized bits. */
@@ -2260,6 +2286,7 @@ static void test_follow_setcc_defined(struct kunit *test)
 	asm volatile("cmpb $0, (%1)\n\tsete %0"
 		     : "=q" (v) : "r" (p) : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 }
 
 /*
@@ -2363,6 +2390,7 @@ static void test_follow_ctor_padding(struct kunit *test)
 		     : "=&r" (v) : "r" (p), "r" (q) : "memory");
 	kmem_cache_free(c, p);
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 }
 
 /*
@@ -2416,6 +2444,7 @@ static void test_follow_bitfield_test(struct kunit *test)
 	asm volatile("testb $4, (%0)\n\tjz 1f\n\tnop\n1:"
 		     : : "r" (p) : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 	expect_shadow(test, p, 1, KMEMCHECK_SHADOW_UNINITIALIZED);
 	KUNIT_EXPECT_EQ(test, test_defined_bits(test, p), 4);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&kmemcheck_counters
@@ -2449,6 +2478,7 @@ static void test_follow_bit_cleared(struct kunit *test)
 	asm volatile("movzbl (%1), %0\n\ttestl $1, %0\n\tjz 1f\n\tnop\n1:"
 		     : "=&r" (v) : "r" (p) : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 	KUNIT_EXPECT_EQ(test, test_defined_bits(test, p), 1);
 }
 
@@ -2475,6 +2505,7 @@ static void test_follow_bts(struct kunit *test)
 	asm volatile("btl $11, (%0)\n\tjnc 1f\n\tnop\n1:"
 		     : : "r" (p) : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 	KUNIT_EXPECT_EQ(test, test_defined_bits(test, (u8 *)p + 1), 8);
 	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_UNINITIALIZED);
 }
@@ -2508,6 +2539,7 @@ static void test_follow_bits_copied(struct kunit *test)
 	asm volatile("testb $4, (%0)\n\tjz 1f\n\tnop\n1:"
 		     : : "r" (q) : "memory", "cc");
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 	KUNIT_EXPECT_EQ(test, test_defined_bits(test, q), 4);
 }
 
@@ -2537,6 +2569,7 @@ static void test_follow_bits_forgotten(struct kunit *test)
 	kmemcheck_mark_uninitialized(p, 1);
 	KUNIT_EXPECT_EQ(test, test_defined_bits(test, p), 0);
 	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
 }
 
 static int test_init(struct kunit *test)

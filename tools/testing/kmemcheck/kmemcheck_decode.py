@@ -4,7 +4,7 @@
 A developer pastes a report into decode_stacktrace.sh to get file:line for
 each frame.  check_demo_report() does that with the demo's uninit-value
 report and checks that the frames of the bug land on the lines of
-mm/kmemcheck/demo.c that make it: the load in kmemcheck_demo_uninit_read()
+mm/kmemcheck/demo.c that make it: the use in kmemcheck_demo_uninit_read()
 and the call in demo_write().
 """
 
@@ -18,7 +18,7 @@ DEMO_TITLE = 'BUG: KMEMCHECK: uninit-value in kmemcheck_demo_uninit_read'
 # (function, source text of the line its frame must resolve to, whether it
 # is a caller: a return address resolves to the call or the line after it).
 DEMO_FRAMES = (
-	('kmemcheck_demo_uninit_read', 'limit = READ_ONCE(config->limit);', False),
+	('kmemcheck_demo_uninit_read', 'if (READ_ONCE(config->limit) > 0)', False),
 	('demo_write', 'kmemcheck_demo_uninit_read();', True),
 )
 SEPARATOR = '=' * 20
