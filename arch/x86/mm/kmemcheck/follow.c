@@ -944,12 +944,6 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_modrm_reg(insn, size);
 		kf_alu(f, regs, KF_TEST, &rm, &r);
 		return true;
-	case 0xa8:	/* TEST %al/%eax, imm */
-	case 0xa9:
-		r = kf_reg_opnd(KF_AX, size);
-		imm = kf_imm_opnd(insn, size);
-		kf_alu(f, regs, KF_TEST, &r, &imm);
-		return true;
 	case 0x86:	/* XCHG r/m, r */
 	case 0x87:
 		if (!kf_rm(insn, ki, size, &rm))
