@@ -27,6 +27,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/kmemcheck.h>
 #include <linux/mm.h>
@@ -753,6 +754,31 @@ static void test_hide_keeps_pte(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, shown & _PAGE_NX, __supported_pte_mask & _PAGE_NX);
 	KUNIT_EXPECT_EQ(test, pte_pfn(__pte(hidden)), pfn);
 	KUNIT_EXPECT_EQ(test, pte_pfn(__pte(shown)), pfn);
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * Highmem is never tracked: user space writes it through mappings of its
+ * own, without a fault.  A read of its never written bytes through the
+ * kernel's temporary mapping is not reported.
+ */
+static void test_highmem_untracked(struct kunit *test)
+{
+	struct page *page = alloc_page(GFP_HIGHUSER);
+	u32 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	if (!PageHighMem(page)) {
+		__free_page(page);
+		kunit_skip(test, "no highmem");
+	}
+	KUNIT_EXPECT_NULL(test, READ_ONCE(page->kmemcheck_shadow));
+	p = kmap_local_page(page);
+	KUNIT_EXPECT_FALSE(test, kmemcheck_page_tracked((unsigned long)p));
+	KUNIT_EXPECT_FALSE(test, kmemcheck_arch_page_hidden((unsigned long)p));
+	READ_ONCE(p[1]);
+	kunmap_local(p);
+	__free_page(page);
 	EXPECT_NO_REPORT(test);
 }
 
@@ -2362,6 +2388,7 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_direct_map_hidden),
 	KUNIT_CASE(test_direct_map_untracked),
 	KUNIT_CASE(test_hide_keeps_pte),
+	KUNIT_CASE(test_highmem_untracked),
 	KUNIT_CASE(test_fetch_not_emulated),
 	KUNIT_CASE(test_fetch_twin_load),
 	KUNIT_CASE(test_use_after_free),
