@@ -5,6 +5,8 @@
  *
  *   echo uninit > demo	uses a field of a kmalloc()ed object never written
  *   cat demo		copies a struct with uninitialized padding to user
+ *   echo exec > demo	calls code in a kmalloc()ed object: with NX, the
+ *			kernel oopses and kills the writer, as it must
  *
  * Copyright (C) 2026 The kmemcheck authors
  */
@@ -14,6 +16,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
+
+#include <asm/kmemcheck.h>
 
 #include "kmemcheck.h"
 
@@ -44,6 +49,42 @@ static noinline void kmemcheck_demo_uninit_read(void)
 	kfree(config);
 }
 
+/*
+ * Not a bug kmemcheck reports: one it must leave alone.  A call into the
+ * heap is an instruction fetch, which kmemcheck never emulates nor steps,
+ * so that the CPU refuses it with NX as it would without kmemcheck: the
+ * kernel oopses with "kernel tried to execute NX-protected page" at the
+ * first instruction.  That instruction is one kmemcheck emulates when it
+ * is a data access to a hidden page: a store to the code itself, covering
+ * the faulting address.  Had kmemcheck emulated it, the oops would come
+ * at the ret after it, and the code would no longer start with the store.
+ */
+static noinline void kmemcheck_demo_exec(void)
+{
+	void (*fn)(void);
+	u8 *code;
+
+	/* Most of the object stays uninitialized, so its page stays hidden. */
+	code = kmalloc(64, GFP_KERNEL);
+	if (!code)
+		return;
+	/* movl $0x4e584e58, code; ret */
+	code[0] = 0xc7;
+	code[1] = 0x05;
+	put_unaligned((u32)(unsigned long)code, (u32 *)(code + 2));
+	put_unaligned(0x4e584e58, (u32 *)(code + 6));
+	code[10] = 0xc3;
+	pr_info("kmemcheck: demo: calling code at %p, its page %s\n", code,
+		kmemcheck_arch_page_hidden((unsigned long)code) ? "hidden" :
+		"mapped");
+	fn = (void *)code;
+	OPTIMIZER_HIDE_VAR(fn);
+	fn();
+	pr_info("kmemcheck: demo: the code at %p ran, it starts with %*ph\n",
+		code, 4, code);
+	kfree(code);
+}
+
 static ssize_t demo_write(struct file *file, const char __user *ubuf,
 			  size_t count, loff_t *ppos)
 {
@@ -54,6 +95,10 @@ static ssize_t demo_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
+	if (sysfs_streq(buf, "exec")) {
+		kmemcheck_demo_exec();
+		return count;
+	}
 	if (!sysfs_streq(buf, "uninit"))
 		return -EINVAL;
 	kmemcheck_demo_uninit_read();

@@ -27,6 +27,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/kernel.h>
 #include <linux/kmemcheck.h>
 #include <linux/mm.h>
@@ -804,6 +805,60 @@ static void test_direct_map_untracked(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/*
+ * Hiding and showing a page flips its present bit and kmemcheck's mark,
+ * nothing else: the PFN reads the same (with PAE, through the L1TF
+ * inversion of a not-present PTE's PFN bits), and _PAGE_NX (bit 63 with
+ * PAE) stays as the direct map has it, set where the CPU has NX.
+ */
+static void test_hide_keeps_pte(struct kunit *test)
+{
+	u32 *p = test_alloc_pages(test, GFP_KERNEL, 0);
+	unsigned long addr = (unsigned long)p;
+	unsigned long pfn = page_to_pfn(virt_to_page(p));
+	pte_t *pte = kmemcheck_arch_pte(addr);
+	pteval_t hidden, shown;
+
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	KUNIT_ASSERT_TRUE(test, kmemcheck_arch_page_hidden(addr));
+	hidden = pte_val(*pte);
+	KUNIT_ASSERT_TRUE(test, kmemcheck_arch_show_page(addr));
+	shown = pte_val(*pte);
+	KUNIT_ASSERT_TRUE(test, kmemcheck_arch_hide_page(addr));
+	KUNIT_EXPECT_EQ(test, pte_val(*pte), hidden);
+	KUNIT_EXPECT_EQ(test, (hidden ^ shown) & ~PTE_PFN_MASK,
+			_PAGE_PRESENT | _PAGE_KMEMCHECK);
+	KUNIT_EXPECT_EQ(test, shown & _PAGE_NX, __supported_pte_mask & _PAGE_NX);
+	KUNIT_EXPECT_EQ(test, pte_pfn(__pte(hidden)), pfn);
+	KUNIT_EXPECT_EQ(test, pte_pfn(__pte(shown)), pfn);
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * Highmem is never tracked: user space writes it through mappings of its
+ * own, without a fault.  A read of its never written bytes through the
+ * kernel's temporary mapping is not reported.
+ */
+static void test_highmem_untracked(struct kunit *test)
+{
+	struct page *page = alloc_page(GFP_HIGHUSER);
+	u32 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	if (!PageHighMem(page)) {
+		__free_page(page);
+		kunit_skip(test, "no highmem");
+	}
+	KUNIT_EXPECT_NULL(test, READ_ONCE(page->kmemcheck_shadow));
+	p = kmap_local_page(page);
+	KUNIT_EXPECT_FALSE(test, kmemcheck_page_tracked((unsigned long)p));
+	KUNIT_EXPECT_FALSE(test, kmemcheck_arch_page_hidden((unsigned long)p));
+	READ_ONCE(p[1]);
+	kunmap_local(p);
+	__free_page(page);
+	EXPECT_NO_REPORT(test);
+}
+
 /* ===== Instruction fetches ===== */
 
 /* movl 4(%eax), %eax; ret: a load of 4 bytes after the code itself. */
@@ -814,7 +869,8 @@ static const u8 test_code_load[] = { 0x8b, 0x40, 0x04, 0xc3 };
  * stepped: kmemcheck shows the page and the code runs as it would without
  * kmemcheck.  Its load of never written bytes is then not checked: were
  * the fetched instruction decoded and emulated, as it once was, it would
- * be reported.  With NX the call oopses instead (boot scenario nx-fetch).
+ * be reported.  With NX the call oopses instead (boot scenarios
+ * nx-fetch-1 and nx-fetch-0, on the pae config).
  */
 static void test_fetch_not_emulated(struct kunit *test)
 {
@@ -2647,6 +2703,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uninit_pages_rehidden),
 	KUNIT_CASE(test_direct_map_hidden),
 	KUNIT_CASE(test_direct_map_untracked),
+	KUNIT_CASE(test_hide_keeps_pte),
+	KUNIT_CASE(test_highmem_untracked),
 	KUNIT_CASE(test_fetch_not_emulated),
 	KUNIT_CASE(test_fetch_twin_load),
 	KUNIT_CASE(test_use_after_free),

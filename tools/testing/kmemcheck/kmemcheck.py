@@ -17,6 +17,7 @@ Everything lives under --build-dir (default <repo>/build).
 
 import argparse
 import contextlib
+import dataclasses
 import fnmatch
 import hashlib
 import io
@@ -64,6 +65,13 @@ KSTR_BOOT_MODE = {0: r'kmemcheck: disabled$', 1: r'kmemcheck: enabled in report-
 KSTR_UNINIT = r'BUG: KMEMCHECK: uninit-value in '
 KSTR_INFOLEAK = r'BUG: KMEMCHECK: kernel-infoleak in '
 KSTR_ANY_REPORT = r'BUG: KMEMCHECK: '
+# The demo's call into the heap: the kernel uses NX, and refuses the fetch
+# at the first instruction, the store kmemcheck would emulate on a data
+# access ("EIP: 0x<address>", the address with no_hash_pointers).
+KSTR_NX_ACTIVE = r'NX \(Execute Disable\) protection: active'
+KSTR_NX = r'kernel tried to execute NX-protected page - exploit attempt\?'
+KSTR_NX_AT_CODE = r'demo: calling code at (\w+), its page {}$[\s\S]*^.*EIP: 0x\1$'
+KSTR_NX_RAN = r'demo: the code at \w+ ran'
 # Must not appear in any boot (unless a scenario expects it): the kernel
 # splats of kmemcheck_qemu.SPLATS, in the kernel's messages only.
 KSTR_NEVER = qemu.SPLATS
@@ -145,6 +153,7 @@ class BootTest:
 	max_reports: Optional[int] = None
 	timeout: int = qemu.DEFAULT_TIMEOUT
 	panics: bool = False  # the scenario must end in a kernel panic
+	needs_nx: bool = False  # skipped where the kernel runs without NX
 
 
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
@@ -200,6 +209,27 @@ def debugfs_line(*fields: str) -> str:
 
 
 DEMO_UNINIT = r'^uninit-value in kmemcheck_demo_uninit_read\b'
+
+# The demo's call into the heap, from a child: the oops kills the writer.
+DEMO_EXEC = ('echo "kmemcheck-harness: exec"\n'
+	     'sh -c "echo exec > /sys/kernel/debug/kmemcheck/demo"\n'
+	     'echo "kmemcheck-harness: exec rc=$?"\n')
+
+
+def nx_fetch(mode: int, page: str) -> BootTest:
+	"""The demo's call into the heap with kmemcheck=@mode: the NX oops at
+	the first instruction, whose page is @page, as without kmemcheck.  The
+	oops is the only splat allowed: a permission fault (0x0011, not a
+	not-present one) on an instruction fetch."""
+	return BootTest(f'nx-fetch-{mode}', f'kmemcheck={mode} no_hash_pointers', 1, DEMO_EXEC,
+			must=[KSTR_NX_ACTIVE, KSTR_NX, KSTR_NX_AT_CODE.format(page),
+			      r'#PF: supervisor instruction fetch in kernel mode',
+			      r'^kmemcheck-harness: exec rc=[1-9]\d*$'],
+			must_not=[KSTR_ANY_REPORT, KSTR_NX_RAN],
+			allowed=[r'BUG: unable to handle page fault for address',
+				 r'Oops: 0011 '],
+			needs_nx=True)
+
 
 BOOT_TESTS = (
 	BootTest('boot-kmemcheck-0', 'kmemcheck=0', 1, SHOW_MODE + SYSCTL_OFF + DEBUGFS,
@@ -257,6 +287,10 @@ BOOT_TESTS = (
 	BootTest('fault-panic', 'kmemcheck=1 kmemcheck.fault=panic', 1, qemu.DEMO_SCENARIO,
 		 must=[KSTR_ANY_REPORT + r'\S+ in \S+[\s\S]*^.*Kernel panic - not syncing: .*kmemcheck'],
 		 allowed=[r'Kernel panic'], reports=[DEMO_UNINIT], max_reports=1, panics=True),
+	# An instruction fetch from a hidden page is never emulated nor
+	# stepped: kmemcheck shows the page, and NX refuses the fetch.
+	nx_fetch(1, 'hidden'),
+	nx_fetch(0, 'mapped'),
 )
 
 KUNIT_CMDLINE = 'kunit.enable=1 kmemcheck=1 no_hash_pointers'
@@ -282,10 +316,21 @@ class Context:
 	user_tree: bool = False  # --tree: tree is the user's, kmemcheck a branch
 	kconfig_files: Sequence[str] = ()
 	kconfig_add: Sequence[str] = ()
+	log_dir: str = ''  # under <build>/logs: the layers of a second config
 
 	@property
 	def logs(self) -> str:
-		return os.path.join(self.build_dir, 'logs')
+		return os.path.join(self.build_dir, 'logs', self.log_dir).rstrip('/')
+
+	@property
+	def machine(self) -> qemu.Machine:
+		return qemu.machine(self.config)
+
+	@property
+	def nx(self) -> bool:
+		"""The kernel runs with NX: a PAE kernel on a CPU model with NX."""
+		config = tree._parse_fragment(os.path.join(self.obj, '.config'))
+		return self.machine.nx and config.get('CONFIG_X86_PAE') == 'y'
 
 	def initramfs(self, name: str, script: str) -> str:
 		debs = [d for d in tree.guest_debs(self.build_dir).values() if d]
@@ -461,10 +506,10 @@ def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
 		add=add)
 	cmdline = f'kunit.enable=0 kmemcheck=1 {args.cmdline}'.strip()
 	if args.shell:
-		return qemu.boot_interactive(ctx.kernel, initrd, cmdline, args.smp)
+		return qemu.boot_interactive(ctx.kernel, initrd, cmdline, args.smp, ctx.machine)
 	log_path = os.path.join(ctx.logs, args.log)
 	res = qemu.boot(ctx.kernel, initrd, cmdline, args.smp, args.timeout,
-			log_path, echo=sys.stdout)
+			log_path, echo=sys.stdout, mach=ctx.machine)
 	print(f'run: qemu finished in {res.seconds:.1f} s (console log: {log_path})')
 	reports = print_report_summary(res.lines)
 	why = res.failure()
@@ -528,6 +573,34 @@ class Reporter:
 			if tail:
 				print(tail, flush=True)
 			print(f'FAIL {r.name}: {r.detail}', flush=True)
+
+
+class PrefixReporter(Reporter):
+	"""The tests of a second configuration, named "<prefix>/<name>", for
+	the layer functions, which name them without the prefix.  A pattern
+	that starts with the prefix selects within it ('pae/kunit/kmemcheck.*'
+	boots with that KUnit glob); any other must match the whole name: '*'
+	does, 'boot/*' (the default config's boots) does not."""
+
+	def __init__(self, parent: Reporter, prefix: str) -> None:
+		pattern = parent.pattern
+		self.inside = pattern is None or pattern.startswith(prefix + '/')
+		super().__init__(pattern[len(prefix) + 1:] if pattern and self.inside else pattern)
+		self.parent = parent
+		self.prefix = prefix
+
+	def wants(self, name: str) -> bool:
+		if self.inside or self.pattern is None:
+			return super().wants(name)
+		return fnmatch.fnmatch(f'{self.prefix}/{name}', self.pattern)
+
+	def wants_layer(self, layer: str) -> bool:
+		if self.inside or self.pattern is None:
+			return super().wants_layer(layer)
+		return fnmatch.fnmatch(f'{self.prefix}/{layer}', self.pattern.split('/', 1)[0])
+
+	def report(self, r: Result, tail: str = '') -> None:
+		self.parent.report(dataclasses.replace(r, name=f'{self.prefix}/{r.name}'), tail)
 
 
 def decoder_mode(path: str) -> str:
@@ -643,9 +716,10 @@ KUNIT_RUNS = (('kunit', ''), ('kunit-fastpath1', 'kmemcheck.fastpath=1'),
 	      ('kunit-fastpath0', 'kmemcheck.fastpath=0 watchdog_thresh=60'))
 
 
-def test_kunit(ctx: Context, rep: Reporter) -> None:
+def test_kunit(ctx: Context, rep: Reporter, layers: Optional[Sequence[str]] = None) -> None:
+	"""The KUNIT_RUNS named in @layers (default: all)."""
 	for layer, extra in KUNIT_RUNS:
-		if rep.wants_layer(layer):
+		if (layers is None or layer in layers) and rep.wants_layer(layer):
 			kunit_boot(ctx, rep, layer, f'{KUNIT_CMDLINE} {extra}'.strip())
 
 
@@ -654,7 +728,7 @@ def kunit_boot(ctx: Context, rep: Reporter, layer: str, cmdline: str) -> None:
 		cmdline += f' kunit.filter_glob={rep.pattern[len(layer) + 1:]}'
 	initrd = ctx.initramfs('kunit', 'true\n')
 	res = qemu.boot(ctx.kernel, initrd, cmdline, 1, KUNIT_TIMEOUT,
-			os.path.join(ctx.logs, f'{layer}.log'))
+			os.path.join(ctx.logs, f'{layer}.log'), mach=ctx.machine)
 	kp = _import_kunit_parser(ctx)
 	top = kp.parse_run_tests(res.lines)
 	# A splat fails the boot even when every case passed: a test that
@@ -690,7 +764,7 @@ def test_ksuites(ctx: Context, rep: Reporter) -> None:
 	if not rep.wants_layer('ksuites'):
 		return
 	env = ksuites.Env(ctx.kernel, ctx.obj, ctx.logs, ctx.build_dir,
-			  ctx.initramfs, _import_kunit_parser(ctx))
+			  ctx.initramfs, _import_kunit_parser(ctx), ctx.machine)
 	for o in ksuites.run(env, rep.wants):
 		rep.report(Result(o.name, o.ok, o.detail, o.seconds, 'in the ksuites boots'),
 			   tail=o.tail)
@@ -749,16 +823,24 @@ CONSOLE_TESTS = (
 )
 
 
-def test_boots(ctx: Context, rep: Reporter) -> None:
+def test_boots(ctx: Context, rep: Reporter, only: Optional[Sequence[str]] = None) -> None:
+	"""The BOOT_TESTS and their CONSOLE_TESTS, or those named in @only."""
 	for t in BOOT_TESTS:
 		name = f'boot/{t.name}'
 		derived = [(f'boot/{n}', check) for b, n, check in CONSOLE_TESTS
-			   if b == t.name and rep.wants(f'boot/{n}')]
-		if not rep.wants(name) and not derived:
+			   if b == t.name and rep.wants(f'boot/{n}') and
+			   (only is None or n in only)]
+		if (only is not None and t.name not in only) or \
+		   (not rep.wants(name) and not derived):
+			continue
+		if t.needs_nx and not ctx.nx:
+			rep.report(Result(name, None, f'needs NX, which the {ctx.config} config '
+					  f'does not run with (PAE and a CPU with NX: see pae/)'))
 			continue
 		initrd = ctx.initramfs(t.name, t.script)
 		res = qemu.boot(ctx.kernel, initrd, f'kunit.enable=0 {t.cmdline}', t.smp,
-				t.timeout, os.path.join(ctx.logs, f'{t.name}.log'))
+				t.timeout, os.path.join(ctx.logs, f'{t.name}.log'),
+				mach=ctx.machine)
 		why = check_boot(t, res)
 		if not rep.wants(name):
 			pass
@@ -785,7 +867,7 @@ def stress_boot(ctx: Context, name: str, duration: int, mode: int,
 		tree.stress_debs(ctx.build_dir), script,
 		os.path.join(ctx.build_dir, 'initramfs', f'{name}.cpio'), compress=False)
 	res, nmis = stress.boot(ctx.kernel, initrd, f'kunit.enable=0 {t.cmdline}',
-				t.timeout, os.path.join(ctx.logs, f'{name}.log'))
+				t.timeout, os.path.join(ctx.logs, f'{name}.log'), mach=ctx.machine)
 	for line in stress.summary(res, nmis):
 		print(f'{name}: {line}', flush=True)
 	return res, check_boot(t, res) or stress.check(res, mode)
@@ -797,15 +879,58 @@ def stress_boot(ctx: Context, name: str, duration: int, mode: int,
 STRESS_TEST_MODES = (1,)
 
 
-def test_stress(ctx: Context, rep: Reporter) -> None:
+def test_stress(ctx: Context, rep: Reporter, duration: int = stress.DEFAULT_DURATION) -> None:
 	for mode in STRESS_TEST_MODES:
 		name = f'stress/kmemcheck-{mode}'
 		if not rep.wants(name):
 			continue
-		res, why = stress_boot(ctx, f'stress-{mode}', stress.DEFAULT_DURATION, mode)
+		res, why = stress_boot(ctx, f'stress-{mode}', duration, mode)
 		print_report_summary(res.lines)
 		rep.report(Result(name, not why, f'{why} (log: {res.log_path})' if why else '',
 				  res.seconds, log=res.log_path), tail=res.tail() if why else '')
+
+
+@dataclass(frozen=True)
+class SecondConfig:
+	"""A configuration `test` runs after default, its tests named
+	"<name>/<layer>/...": the layers where it differs from default."""
+	name: str
+	kunit: Sequence[str]  # layers of KUNIT_RUNS
+	boots: Sequence[str]  # names of BOOT_TESTS
+	stress_duration: int  # seconds per stressor
+
+
+SECOND_CONFIGS = (
+	# Debian's 686-pae: 64-bit PTEs, a real PMD level, NX and highmem.
+	# The boots that look at memory and modes; the command line parsing,
+	# the report's decoding and kmemcheck.fault=panic are the same there.
+	SecondConfig('pae', kunit=('kunit',),
+		     boots=('boot-kmemcheck-0', 'boot-kmemcheck-1', 'boot-kmemcheck-2',
+			    'boot-smp2', 'boot-smp2-off', 'demo', 'nx-fetch-1', 'nx-fetch-0'),
+		     stress_duration=stress.DEFAULT_DURATION),
+)
+
+
+def test_second_config(ctx: Context, rep: Reporter, second: SecondConfig) -> None:
+	"""The layers of @second on its own build (build/obj-<name>) of the
+	prepared tree, with the same initramfs; logs in build/logs/<name>/."""
+	sub = PrefixReporter(rep, second.name)
+	if not any(sub.wants_layer(layer) for layer in (*second.kunit, 'boot', 'stress')):
+		return
+	c = dataclasses.replace(ctx, config=second.name, log_dir=second.name,
+				obj=tree.obj_dir(ctx.build_dir, second.name))
+	t0 = time.time()
+	name = f'build/{second.name}'
+	try:
+		c.kernel = tree.build(c.build_dir, c.tree, c.config, c.jobs, c.obj)
+	except HarnessError as e:
+		rep.report(Result(name, False, str(e).splitlines()[0]))
+		return
+	rep.report(Result(name, True, '', time.time() - t0,
+			  log=os.path.join(ctx.logs, f'build-{second.name}.log')))
+	test_kunit(c, sub, second.kunit)
+	test_boots(c, sub, second.boots)
+	test_stress(c, sub, second.stress_duration)
 
 
 def cmd_stress(ctx: Context, args: argparse.Namespace) -> int:
@@ -1127,8 +1252,8 @@ def cmd_export(ctx: Context, args: argparse.Namespace) -> int:
 	return 1 if bad else 0
 
 
-def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
-	rep = Reporter(args.filter)
+def test_config(ctx: Context, rep: Reporter) -> None:
+	"""Every layer, on the kernel of ctx.config."""
 	kernel_ok = False
 	t0 = time.time()
 	build_log = os.path.join(ctx.logs, f'build-{ctx.config}.log')
@@ -1148,6 +1273,19 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 		test_boots(ctx, rep)
 		test_user(ctx, rep)
 		test_stress(ctx, rep)
+
+
+def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
+	rep = Reporter(args.filter)
+	# The second configurations run after default's layers; a filter
+	# within one of them ('pae/*') builds and runs only that one.
+	seconds = SECOND_CONFIGS if ctx.config == 'default' else ()
+	if any((args.filter or '').startswith(f'{s.name}/') for s in seconds):
+		prepare_tree(ctx)
+	else:
+		test_config(ctx, rep)
+	for second in seconds:
+		test_second_config(ctx, rep, second)
 	title = (f'kmemcheck.py test --config {ctx.config}' +
 		 (f" --filter '{args.filter}'" if args.filter else '') +
 		 time.strftime(', %Y-%m-%d %H:%M:%S UTC', time.gmtime()))

@@ -352,6 +352,7 @@ class Env:
 	build_dir: str
 	initramfs: Callable[[str, str], str]	# (name, scenario) -> base archive
 	kunit_parser: object
+	mach: qemu.Machine = qemu.Machine()	# the machine of the kernel's config
 
 
 def boot_mode(env: Env, modules: Sequence[Module], mode: int) -> qemu.BootResult:
@@ -365,7 +366,7 @@ def boot_mode(env: Env, modules: Sequence[Module], mode: int) -> qemu.BootResult
 			with open(part, 'rb') as f:
 				out.write(f.read())
 	return qemu.boot(env.kernel, both, f'{CMDLINE} kmemcheck={mode}', 1, TIMEOUT,
-			 os.path.join(env.logs, f'{name}.log'))
+			 os.path.join(env.logs, f'{name}.log'), mach=env.mach)
 
 
 def run(env: Env, wants: Callable[[str], bool],

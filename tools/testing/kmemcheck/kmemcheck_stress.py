@@ -245,7 +245,8 @@ class _Console:
 
 
 def boot(kernel: str, initrd: str, cmdline: str, timeout: float, log_path: str,
-	 echo: Optional[TextIO] = None) -> Tuple[qemu.BootResult, int]:
+	 echo: Optional[TextIO] = None,
+	 mach: qemu.Machine = qemu.Machine()) -> Tuple[qemu.BootResult, int]:
 	"""Boots the stress initramfs with NMIs injected; (result, NMIs sent)."""
 	sock_path = log_path + '.monitor'
 	if os.path.exists(sock_path):
@@ -255,7 +256,8 @@ def boot(kernel: str, initrd: str, cmdline: str, timeout: float, log_path: str,
 	try:
 		res = qemu.boot(kernel, initrd, cmdline, 1, timeout, log_path,
 				echo=_Console(nmi, echo),  # type: ignore[arg-type]
-				extra_args=['-monitor', f'unix:{sock_path},server=on,wait=off'])
+				extra_args=['-monitor', f'unix:{sock_path},server=on,wait=off'],
+				mach=mach)
 	finally:
 		nmi.stop.set()
 		nmi.join()

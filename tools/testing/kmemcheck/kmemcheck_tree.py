@@ -50,6 +50,8 @@ CONFIGS: Dict[str, Tuple[str, ...]] = {
 	'default': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'kmemcheck'),
 	'nokmemcheck': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'nokmemcheck'),
 	'up': ('base', 'kunit', 'stress', 'kmemcheck'),
+	# Debian's i386 flavour, 686-pae: default's kernel with PAE and highmem.
+	'pae': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'pae', 'kmemcheck'),
 }
 OPTIONAL_FRAGMENTS = ('kmemcheck', 'nokmemcheck')
 

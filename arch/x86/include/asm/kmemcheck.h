@@ -54,9 +54,24 @@ static inline pte_t *kmemcheck_arch_pte(unsigned long addr)
 }
 
 /*
+ * The PTE's value, read whole.  With PAE it is 64 bits, two loads: an NMI
+ * that faults on the same page between them, and leaves it shown, would
+ * give the low half of the hidden PTE and the high half of the shown one,
+ * whose PFN bits are not inverted, and writing back a value made from both
+ * would map a wrong PFN.  ptep_get_lockless() reads the halves again until
+ * they agree; without PAE it is one load.
+ */
+static inline pteval_t kmemcheck_arch_pte_val(pte_t *pte)
+{
+	return pte_val(ptep_get_lockless(pte));
+}
+
+/*
  * Flip the present bit as kfence_protect_page() does: through
  * flip_protnone_guard(), so a PAE PTE keeps its L1TF-safe inverted PFN and
- * pte_pfn() still reads right while the page is hidden.
+ * pte_pfn() still reads right while the page is hidden.  The inversion
+ * covers the PFN bits only: _PAGE_NX (bit 63) and every other attribute
+ * stay as they are, hidden or shown.
  */
 static inline void kmemcheck_arch_set_pte(pte_t *pte, pteval_t old,
 					  pteval_t new)
@@ -81,7 +96,7 @@ static inline bool kmemcheck_arch_hide_page(unsigned long addr)
 
 	if (!pte)
 		return false;
-	val = pte_val(*pte);
+	val = kmemcheck_arch_pte_val(pte);
 	if (!(val & _PAGE_PRESENT))
 		return val & _PAGE_KMEMCHECK;
 	kmemcheck_arch_set_pte(pte, val,
@@ -105,7 +120,7 @@ static inline bool kmemcheck_arch_show_page(unsigned long addr)
 
 	if (!pte)
 		return false;
-	val = pte_val(*pte);
+	val = kmemcheck_arch_pte_val(pte);
 	if ((val & _PAGE_PRESENT) || !(val & _PAGE_KMEMCHECK))
 		return false;
 	kmemcheck_arch_set_pte(pte, val,
