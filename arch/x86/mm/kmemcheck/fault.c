@@ -461,7 +461,9 @@ static bool kmemcheck_insn_no_memory(const struct insn *raw)
 		return false;
 	if (raw->modrm.nbytes)
 		return X86_MODRM_MOD(raw->modrm.value) == 3;
-	return raw->opcode.nbytes != 1 || op0 < 0xa0 || op0 > 0xaf;
+	/* A0-AF: MOV moffs and the string instructions, but TEST imm. */
+	return raw->opcode.nbytes != 1 || op0 < 0xa0 || op0 > 0xaf ||
+	       op0 == 0xa8 || op0 == 0xa9;
 }
 
 /*
