@@ -36,7 +36,9 @@ DEFINE_STATIC_KEY_FALSE(kmemcheck_enabled_key);
 
 /* The mode chosen at boot; tracking runs only if it is not off. */
 static int kmemcheck_boot_mode __initdata = CONFIG_KMEMCHECK_DEFAULT_MODE;
-static bool kmemcheck_booted_on __ro_after_init;
+/* Read inline by kmemcheck_copy_to_user(), in modules too. */
+bool kmemcheck_booted_on __ro_after_init;
+EXPORT_SYMBOL(kmemcheck_booted_on);
 
 /* Reporting mode, changed at run time by the sysctl and by one-shot. */
 int kmemcheck_mode __read_mostly;
@@ -359,27 +361,13 @@ void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
 		__kmemcheck_handle_dma(sg_page(s), s->offset, s->length, dir);
 }
 
-/**
- * kmemcheck_copy_to_user() - check bytes about to be copied to user space
- * @to:		user destination
- * @from:	kernel source
- * @n:		number of bytes
- *
- * Called by instrument_copy_to_user(), before the copy.  Bytes of tracked
- * memory that are not initialized are reported as kernel-infoleak (freed
- * or unallocated ones as use-after-free or unallocated), at the copy and
- * naming the user address.  The copy itself is then not reported again
- * by the fault handler.
- */
-void kmemcheck_copy_to_user(void __user *to, const void *from,
-			    unsigned long n)
+void __kmemcheck_copy_to_user(void __user *to, const void *from,
+			      unsigned long n)
 {
-	if (kmemcheck_enabled())
-		kmemcheck_check_leaving((unsigned long)from, n,
-					(unsigned long)to,
-					KMEMCHECK_SINK_USER);
+	kmemcheck_check_leaving((unsigned long)from, n, (unsigned long)to,
+				KMEMCHECK_SINK_USER);
 }
-EXPORT_SYMBOL(kmemcheck_copy_to_user);
+EXPORT_SYMBOL(__kmemcheck_copy_to_user);
 
 /* === Annotations ========================================================= */
 
