@@ -39,6 +39,7 @@ import kmemcheck_qemu as qemu  # noqa: E402
 import kmemcheck_ksuites as ksuites  # noqa: E402
 import kmemcheck_lint as lint  # noqa: E402
 import kmemcheck_stress as stress  # noqa: E402
+import kmemcheck_syzkaller as syzkaller  # noqa: E402
 import kmemcheck_tree as tree  # noqa: E402
 from kmemcheck_tree import HarnessError, REPO  # noqa: E402
 
@@ -75,28 +76,34 @@ KSTR_MEMINIT = r'mem auto-init: stack:\S+, heap alloc:{0}, heap free:{0}$'
 KSTR_NEVER = qemu.SPLATS
 
 REPORT_TITLE_RE = re.compile(r'BUG: KMEMCHECK: (\S+) in ([\w.]+)')
-# Reports on 6.12 that are understood; the documentation is the list.
-FINDINGS_DOC = 'Documentation/dev-tools/kmemcheck.rst'
+# Reports on 6.12 that are understood and may show in any boot: the lines of
+# this section that are exactly ``<type> in <function>``.
+FINDINGS_DOC = 'tools/testing/kmemcheck/README'
 FINDINGS_SECTION = 'Findings on 6.12'
+FINDING_RE = re.compile(r'^``(\S+ in \S+)``$', re.M)
 
 
-def known_findings() -> List[str]:
-	"""The ``<type> in <function>`` entries of the findings section."""
-	with open(os.path.join(REPO, FINDINGS_DOC)) as f:
+def findings_section(path: str) -> str:
+	"""The text of the findings section of @path (to the next heading)."""
+	with open(path) as f:
 		text = f.read()
 	start = text.find(FINDINGS_SECTION + '\n')
 	if start < 0:
-		return []
-	section = text[start:]
-	end = re.search(r'\n\n[^\n]+\n-{3,}\n', section[len(FINDINGS_SECTION) + 1:])
-	if end:
-		section = section[:len(FINDINGS_SECTION) + 1 + end.start()]
-	return re.findall(r'^``(\S+ in \S+)``$', section, re.M)
+		raise HarnessError(f'{path} has no "{FINDINGS_SECTION}" section')
+	section = text[start + len(FINDINGS_SECTION) + 1:]
+	end = re.search(r'\n\n[^\n]+\n[-=~]{3,}\n', section)
+	return section[:end.start()] if end else section
 
 
-def unexplained_reports(text: str, expected: Sequence[str]) -> List[str]:
+def known_findings(path: str = '') -> List[str]:
+	"""The ``<type> in <function>`` entries of the findings section."""
+	return FINDING_RE.findall(findings_section(path or os.path.join(REPO, FINDINGS_DOC)))
+
+
+def unexplained_reports(text: str, expected: Sequence[str],
+			known: Optional[Sequence[str]] = None) -> List[str]:
 	"""Report titles that are neither known findings nor expected here."""
-	known = known_findings()
+	known = known_findings() if known is None else known
 	found = []
 	for kind, func in REPORT_TITLE_RE.findall(text):
 		title = f'{kind} in {func}'
@@ -601,6 +608,56 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 			   tail='' if ok else '\n'.join(proc.stdout.splitlines()[-20:]))
 
 
+def check_findings(tmp_dir: str) -> Optional[str]:
+	"""Why the findings list would not do its job, or None.
+
+	The list once held only bullets, which the parser skipped: every report
+	failed the boots and no entry excused one.  So the real section must
+	hold each ``<type> in <function>`` alone on its line, and check_boot()
+	must pass a boot whose one report is listed (in a section of the same
+	format, parsed by the same code) and fail it when it is not."""
+	real = os.path.join(REPO, FINDINGS_DOC)
+	try:
+		section = findings_section(real)
+	except (HarnessError, OSError) as e:
+		return str(e)
+	for line in section.splitlines():
+		if re.search(r'``\S+ in \S+``', line) and not FINDING_RE.match(line):
+			return f'{FINDINGS_DOC}: not read as a finding: {line.strip()!r}'
+	doc = os.path.join(tmp_dir, 'findings-check.rst')
+	with open(doc, 'w') as f:
+		f.write(f'{FINDINGS_SECTION}\n{"-" * len(FINDINGS_SECTION)}\n\n'
+			'Prose first.\n\n``uninit-value in kmemcheck_listed_read``\n\n'
+			'Next section\n------------\n\n``uninit-value in kmemcheck_after_read``\n')
+	known = known_findings(doc)
+	if known != ['uninit-value in kmemcheck_listed_read']:
+		return f'the parser read {known} from a section of one finding'
+	t = BootTest('findings-check', '', 1, '')
+	for func, want_ok in (('kmemcheck_listed_read', True), ('kmemcheck_after_read', False),
+			      ('kmemcheck_other_read', False)):
+		res = qemu.BootResult(lines=[f'[    1.000000] BUG: KMEMCHECK: uninit-value in '
+					     f'{func}+0x1c/0x2e', f'{qemu.DONE_MARKER} rc=0'],
+				      reached_userspace=True, finished_scenario=True)
+		why = check_boot(t, res, known)
+		if bool(why) == want_ok:
+			return (f'a boot reporting uninit-value in {func} '
+				f'{"failed" if why else "passed"}: {why or "no reason"}')
+	return None
+
+
+def test_findings(ctx: Context, rep: Reporter) -> None:
+	"""host/known-findings: the list of findings is read and obeyed."""
+	name = 'host/known-findings'
+	if not rep.wants(name):
+		return
+	t0 = time.time()
+	os.makedirs(ctx.logs, exist_ok=True)
+	why = check_findings(ctx.logs)
+	n = len(known_findings()) if not why else 0
+	rep.report(Result(name, not why, why or f'[{n} findings listed in {FINDINGS_DOC}]',
+			  time.time() - t0))
+
+
 def write_results(ctx: Context, rep: Reporter, title: str) -> str:
 	"""build/logs/results.ktap: every test so far, for kunit_parser and CI."""
 	path = os.path.join(ctx.logs, 'results.ktap')
@@ -710,8 +767,9 @@ def test_ksuites(ctx: Context, rep: Reporter) -> None:
 			   tail=o.tail)
 
 
-def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
-	"""Why a boot test failed, or None."""
+def check_boot(t: BootTest, res: qemu.BootResult,
+	       known: Optional[Sequence[str]] = None) -> Optional[str]:
+	"""Why a boot test failed, or None (@known: the findings, for tests)."""
 	why = res.failure()
 	if t.panics:
 		why = None if res.panicked else f'no kernel panic ({why or "scenario finished"})'
@@ -729,7 +787,7 @@ def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 	if splat:
 		return f'console has {splat}'
 	# Every kmemcheck report must be explained: expected, or a finding.
-	bad = unexplained_reports(text, t.reports)
+	bad = unexplained_reports(text, t.reports, known)
 	if bad:
 		return f'unexplained kmemcheck report: {bad[0]} (see {FINDINGS_DOC})'
 	user = qemu.userspace_text(res.lines)
@@ -757,9 +815,23 @@ def check_decode(ctx: Context, res: qemu.BootResult) -> Optional[str]:
 	return why
 
 
+# The demo's reports, as syzkaller must title and blame them: the
+# function that read, or called the copy helper, in the demo's source.
+SYZKALLER_DEMO = {'uninit-value': ('kmemcheck_demo_uninit_read', decode.DEMO_SOURCE),
+		  'kernel-infoleak': ('demo_read', decode.DEMO_SOURCE)}
+
+
+def check_syzkaller(ctx: Context, res: qemu.BootResult) -> Optional[str]:
+	"""syzkaller's rules for KMSAN reports title and blame the demo's right."""
+	vmlinux = os.path.join(ctx.obj, 'vmlinux')
+	return syzkaller.check_reports(res.lines, SYZKALLER_DEMO,
+				       lambda text: decode.decode(ctx.tree, vmlinux, text))
+
+
 # Tests on the console of a boot test: (boot, name, check).
 CONSOLE_TESTS = (
 	('demo', 'decode-stacktrace', check_decode),
+	('demo', 'syzkaller-titles', check_syzkaller),
 )
 
 
@@ -1154,6 +1226,7 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 		rep.report(Result(f'build/{ctx.config}', False, str(e).splitlines()[0],
 				  log=build_log))
 	test_host(ctx, rep, kernel_ok)
+	test_findings(ctx, rep)
 	if kernel_ok:
 		test_lint(ctx, rep)
 		test_export(ctx, rep)
