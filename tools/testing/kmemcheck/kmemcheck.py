@@ -756,6 +756,64 @@ def kunit_boot(ctx: Context, rep: Reporter, layer: str, cmdline: str) -> None:
 				  log=res.log_path))
 
 
+# The kernel's own KUnit route: tools/testing/kunit/kunit.py with our
+# .kunitconfig, its i386 QEMU config and its own build directory (a kernel
+# of Kconfig defaults, not our fragments: what a KUnit user gets).
+KUNITPY_KUNITCONFIG = 'mm/kmemcheck'
+KUNITPY_ARGS = ('kmemcheck=1', 'no_hash_pointers')
+KUNITPY_TIMEOUT = 900
+KUNITPY_SUMMARY_RE = re.compile(r'Testing complete\. Ran (\d+) tests: (.*)$', re.M)
+
+
+def kunitpy_cmd(ctx: Context, build_dir: str) -> List[str]:
+	"""The command line the documentation gives, run in the prepared tree."""
+	return [sys.executable, 'tools/testing/kunit/kunit.py', 'run', '--arch=i386',
+		f'--kunitconfig={KUNITPY_KUNITCONFIG}', f'--build_dir={build_dir}',
+		f'--jobs={ctx.jobs}', f'--timeout={KUNITPY_TIMEOUT}',
+		*[f'--kernel_args={a}' for a in KUNITPY_ARGS]]
+
+
+def check_kunitpy(rc: int, out: str, console: List[str]) -> Tuple[Optional[str], str]:
+	"""(why kunit.py's run failed or None, its summary)."""
+	m = KUNITPY_SUMMARY_RE.search(re.sub(r'\x1b\[[0-9;]*m', '', out))
+	summary = f'{m.group(1)} tests: {m.group(2)}' if m else ''
+	if rc != 0:
+		return f'kunit.py exited {rc}' + (f' ({summary})' if summary else ''), summary
+	if not m:
+		return 'kunit.py printed no "Testing complete" summary', summary
+	counts = dict(re.findall(r'(\w+): (\d+)', m.group(2)))
+	if int(m.group(1)) == 0 or set(counts) != {'passed'}:
+		return f'not every test passed: {summary}', summary
+	# kunit.py passes a run whose kernel printed a splat between cases.
+	# Its kernel has no PRINTK_TIME and no user space: every line is the
+	# kernel's, which first_splat() knows by a timestamp.
+	splat = qemu.first_splat([l if qemu.KERNEL_LINE_RE.match(l) else f'[    0.000000] {l}'
+				  for l in console], KUNIT_ALLOWED)
+	if splat:
+		return f'console has {splat}', summary
+	return None, summary
+
+
+def test_kunitpy(ctx: Context, rep: Reporter) -> None:
+	"""kunitpy/kmemcheck: kunit.py run --arch=i386 --kunitconfig=mm/kmemcheck."""
+	name = 'kunitpy/kmemcheck'
+	if not rep.wants(name):
+		return
+	build_dir = os.path.join(ctx.build_dir, 'kunitpy')
+	log_path = os.path.join(ctx.logs, 'kunitpy.log')
+	t0 = time.time()
+	proc = tree.run(kunitpy_cmd(ctx, build_dir), cwd=ctx.tree, check=False)
+	with open(log_path, 'w') as f:
+		f.write(proc.stdout)
+	console: List[str] = []
+	with contextlib.suppress(OSError), open(os.path.join(build_dir, 'test.log')) as f:
+		console = f.read().splitlines()
+	why, summary = check_kunitpy(proc.returncode, proc.stdout, console)
+	rep.report(Result(name, not why, why and f'{why} (log: {log_path})' or f'[{summary}]',
+			  time.time() - t0, log=log_path),
+		   tail='' if not why else '\n'.join(proc.stdout.splitlines()[-20:]))
+
+
 def test_ksuites(ctx: Context, rep: Reporter) -> None:
 	"""The kernel's own tests, kmemcheck=1 against 0 (kmemcheck_ksuites.py)."""
 	if not rep.wants_layer('ksuites'):
@@ -1231,6 +1289,7 @@ def cmd_test(ctx: Context, args: argparse.Namespace) -> int:
 		test_lint(ctx, rep)
 		test_export(ctx, rep)
 		test_kunit(ctx, rep)
+		test_kunitpy(ctx, rep)
 		test_ksuites(ctx, rep)
 		test_boots(ctx, rep)
 		test_user(ctx, rep)
