@@ -781,8 +781,10 @@ def check_kunitpy(rc: int, out: str, console: List[str]) -> Tuple[Optional[str],
 		return f'kunit.py exited {rc}' + (f' ({summary})' if summary else ''), summary
 	if not m:
 		return 'kunit.py printed no "Testing complete" summary', summary
+	# Skips are the tests' own (the per-CPU decoder case needs SMP, which
+	# kunit.py's i386 kernel has not); anything else but a pass fails.
 	counts = dict(re.findall(r'(\w+): (\d+)', m.group(2)))
-	if int(m.group(1)) == 0 or set(counts) != {'passed'}:
+	if not int(counts.get('passed', 0)) or set(counts) - {'passed', 'skipped'}:
 		return f'not every test passed: {summary}', summary
 	# kunit.py passes a run whose kernel printed a splat between cases.
 	# Its kernel has no PRINTK_TIME and no user space: every line is the
