@@ -23,12 +23,13 @@ add it.  What it does with a "BUG: KMSAN:" report, which ours copy:
   traps, panic, softirq (BLAME_SKIP below, a subset).  mm/kmemcheck/ is
   on no such list: a frame of ours above the buggy one would be blamed.
 
-check_reports() applies these rules to the demo's reports: the frame
-syzkaller would pick must be the function the title names (the one that
-made the bad read, or called the copy helper), no kmemcheck frame may come
-before it, and the guilty file must be the demo's own source file.  The
-allocation stack ("Uninit was created at:") must not start in kmemcheck
-either: a reader blames its first frame the same way.
+check_reports() applies these rules to the demo's reports: the title line
+must name the expected function, the frame syzkaller picks and the file it
+blames must be the expected ones (those it picks for KMSAN's report of the
+same bug: the function that made the bad read; for a leak, the first
+frame below the copy_to_user() helpers), and neither the call trace nor
+the allocation stack ("Uninit was created at:") may start in kmemcheck:
+a reader blames their first frame.
 """
 
 import re
@@ -118,15 +119,15 @@ def reports(lines: Sequence[str]) -> List[Tuple[str, str, List[str]]]:
 	return out
 
 
-def check_report(kind: str, func: str, body: List[str], want_file: str,
-		 decoded: Sequence[str]) -> Optional[str]:
+def check_report(kind: str, func: str, body: List[str], want_frame: str,
+		 want_file: str, decoded: Sequence[str]) -> Optional[str]:
 	"""Why syzkaller would title or blame this report wrongly, or None."""
 	title = f'{kind} in {strip_frame(func)}'
 	trace = _section(body, 0, 'Call Trace:')
 	if not trace:
 		return f'{title}: no "Call Trace:"'
 	frame, skipped = pick_frame(trace)
-	if frame != strip_frame(func):
+	if frame != want_frame:
 		return (f'{title}: syzkaller would title it "KMEMCHECK: {kind} in {frame}" '
 			f'(skipped {skipped})')
 	first = strip_frame(FRAME_RE.match(trace[0]).group(2)) if FRAME_RE.match(trace[0]) else ''
@@ -142,20 +143,20 @@ def check_report(kind: str, func: str, body: List[str], want_file: str,
 	return None
 
 
-def check_reports(lines: Sequence[str], want: Dict[str, Tuple[str, str]],
+def check_reports(lines: Sequence[str], want: Dict[str, Tuple[str, str, str]],
 		  symbolize) -> Optional[str]:
-	"""Checks the reports of types @want: {type: (function, file)}.
+	"""Checks the reports of types @want: {type: (title function, frame, file)}.
 
 	@symbolize turns a report's text into decode_stacktrace.sh output."""
 	seen = set()
 	for kind, func, body in reports(lines):
 		if kind not in want or kind in seen:
 			continue
-		want_func, want_file = want[kind]
+		want_func, want_frame, want_file = want[kind]
 		if strip_frame(func) != want_func:
 			return f'{kind} titled with {func}, expected {want_func}'
 		decoded = [TIMESTAMP_RE.sub('', l) for l in symbolize('\n'.join(body) + '\n').splitlines()]
-		why = check_report(kind, func, body, want_file, decoded)
+		why = check_report(kind, func, body, want_frame, want_file, decoded)
 		if why:
 			return why
 		seen.add(kind)
