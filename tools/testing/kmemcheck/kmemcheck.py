@@ -39,7 +39,7 @@ import kmemcheck_qemu as qemu  # noqa: E402
 import kmemcheck_ksuites as ksuites  # noqa: E402
 import kmemcheck_lint as lint  # noqa: E402
 import kmemcheck_stress as stress  # noqa: E402
-import kmemcheck_syzkaller as syzkaller  # noqa: E402
+import kmemcheck_titles as titles  # noqa: E402
 import kmemcheck_tree as tree  # noqa: E402
 from kmemcheck_tree import HarnessError, REPO  # noqa: E402
 
@@ -891,7 +891,7 @@ SYZKALLER_DEMO = {
 def check_syzkaller(ctx: Context, res: qemu.BootResult) -> Optional[str]:
 	"""syzkaller's rules for KMSAN reports title and blame the demo's right."""
 	vmlinux = os.path.join(ctx.obj, 'vmlinux')
-	return syzkaller.check_reports(res.lines, SYZKALLER_DEMO,
+	return titles.check_reports(res.lines, SYZKALLER_DEMO,
 				       lambda text: decode.decode(ctx.tree, vmlinux, text))
 
 
