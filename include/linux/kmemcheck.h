@@ -42,6 +42,7 @@ static __always_inline bool kmemcheck_enabled(void)
 }
 
 bool __init kmemcheck_direct_map_4k(void);
+bool __init kmemcheck_boot_tracking(void);
 void __init kmemcheck_init(void);
 
 void __kmemcheck_alloc_pages(struct page *page, unsigned int order, gfp_t gfp);
@@ -418,6 +419,7 @@ void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
 
 static inline bool kmemcheck_enabled(void) { return false; }
 static inline bool kmemcheck_direct_map_4k(void) { return false; }
+static inline bool kmemcheck_boot_tracking(void) { return false; }
 static inline void kmemcheck_init(void) { }
 static inline void kmemcheck_alloc_pages(struct page *page, unsigned int order,
 					 gfp_t gfp) { }

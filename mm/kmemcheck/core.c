@@ -72,6 +72,20 @@ early_param("kmemcheck", kmemcheck_parse_boot);
  */
 bool __init kmemcheck_direct_map_4k(void)
 {
+	return kmemcheck_boot_tracking();
+}
+
+/**
+ * kmemcheck_boot_tracking() - will kmemcheck track memory from this boot?
+ *
+ * Valid once early parameters are parsed, before kmemcheck_init(): the
+ * memory auto-initialization options ask it, as zeroing every allocation
+ * or freed object would hide every read of uninitialized memory.
+ *
+ * Return: true unless kmemcheck is off (kmemcheck=0).
+ */
+bool __init kmemcheck_boot_tracking(void)
+{
 	return kmemcheck_boot_mode != KMEMCHECK_MODE_OFF;
 }
 

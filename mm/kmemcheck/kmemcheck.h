@@ -47,7 +47,7 @@ enum kmemcheck_origin {
 #define KMEMCHECK_ORIGIN_BYTES	6
 #define KMEMCHECK_ORIGIN_SLOTS	2
 
-/* What the kmemcheck.mode knob and sysctl kernel.kmemcheck select. */
+/* What the kmemcheck= boot parameter and sysctl kernel.kmemcheck select. */
 enum kmemcheck_mode {
 	KMEMCHECK_MODE_OFF,		/* no checks (tracking goes on) */
 	KMEMCHECK_MODE_ON,		/* report every bad read */

@@ -40,6 +40,7 @@ import kmemcheck_qemu as qemu  # noqa: E402
 import kmemcheck_ksuites as ksuites  # noqa: E402
 import kmemcheck_lint as lint  # noqa: E402
 import kmemcheck_stress as stress  # noqa: E402
+import kmemcheck_titles as titles  # noqa: E402
 import kmemcheck_tree as tree  # noqa: E402
 from kmemcheck_tree import HarnessError, REPO  # noqa: E402
 
@@ -72,33 +73,45 @@ KSTR_NX_ACTIVE = r'NX \(Execute Disable\) protection: active'
 KSTR_NX = r'kernel tried to execute NX-protected page - exploit attempt\?'
 KSTR_NX_AT_CODE = r'demo: calling code at (\w+), its page {}$[\s\S]*^.*EIP: 0x\1$'
 KSTR_NX_RAN = r'demo: the code at \w+ ran'
+# Memory auto-initialization (a distribution's INIT_ON_ALLOC_DEFAULT_ON, or
+# init_on_alloc=1) would hide every uninitialized read: kmemcheck=1 turns
+# it off (mm/mm_init.c), and report_meminit() says what stayed on.
+KSTR_AUTOINIT_OFF = (r'mem auto-init: kmemcheck is on, disabling init_on_alloc and '
+		     r'init_on_free: they would hide uninitialized memory')
+KSTR_MEMINIT = r'mem auto-init: stack:\S+, heap alloc:{0}, heap free:{0}$'
 # Must not appear in any boot (unless a scenario expects it): the kernel
 # splats of kmemcheck_qemu.SPLATS, in the kernel's messages only.
 KSTR_NEVER = qemu.SPLATS
 
 REPORT_TITLE_RE = re.compile(r'BUG: KMEMCHECK: (\S+) in ([\w.]+)')
-# Reports on 6.12 that are understood; the documentation is the list.
-FINDINGS_DOC = 'Documentation/dev-tools/kmemcheck.rst'
+# Reports on 6.12 that are understood and may show in any boot: the lines of
+# this section that are exactly ``<type> in <function>``.
+FINDINGS_DOC = 'tools/testing/kmemcheck/README'
 FINDINGS_SECTION = 'Findings on 6.12'
+FINDING_RE = re.compile(r'^``(\S+ in \S+)``$', re.M)
 
 
-def known_findings() -> List[str]:
-	"""The ``<type> in <function>`` entries of the findings section."""
-	with open(os.path.join(REPO, FINDINGS_DOC)) as f:
+def findings_section(path: str) -> str:
+	"""The text of the findings section of @path (to the next heading)."""
+	with open(path) as f:
 		text = f.read()
 	start = text.find(FINDINGS_SECTION + '\n')
 	if start < 0:
-		return []
-	section = text[start:]
-	end = re.search(r'\n\n[^\n]+\n-{3,}\n', section[len(FINDINGS_SECTION) + 1:])
-	if end:
-		section = section[:len(FINDINGS_SECTION) + 1 + end.start()]
-	return re.findall(r'^``(\S+ in \S+)``$', section, re.M)
+		raise HarnessError(f'{path} has no "{FINDINGS_SECTION}" section')
+	section = text[start + len(FINDINGS_SECTION) + 1:]
+	end = re.search(r'\n\n[^\n]+\n[-=~]{3,}\n', section)
+	return section[:end.start()] if end else section
 
 
-def unexplained_reports(text: str, expected: Sequence[str]) -> List[str]:
+def known_findings(path: str = '') -> List[str]:
+	"""The ``<type> in <function>`` entries of the findings section."""
+	return FINDING_RE.findall(findings_section(path or os.path.join(REPO, FINDINGS_DOC)))
+
+
+def unexplained_reports(text: str, expected: Sequence[str],
+			known: Optional[Sequence[str]] = None) -> List[str]:
 	"""Report titles that are neither known findings nor expected here."""
-	known = known_findings()
+	known = known_findings() if known is None else known
 	found = []
 	for kind, func in REPORT_TITLE_RE.findall(text):
 		title = f'{kind} in {func}'
@@ -282,6 +295,17 @@ BOOT_TESTS = (
 		       KSTR_HOT_CACHE, KSTR_HOT_INSN],
 		 must_not=[KSTR_HOT_SELF],
 		 reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$']),
+	# A distribution config zeroes every allocation (Debian's
+	# INIT_ON_ALLOC_DEFAULT_ON=y, the same switch as init_on_alloc=1):
+	# kmemcheck=1 turns auto-init off, saying so, and still sees the demo's
+	# bug; with kmemcheck=0 auto-init stays on and nothing is said.
+	BootTest('init-on-alloc', 'kmemcheck=1 init_on_alloc=1 init_on_free=1', 1,
+		 qemu.DEMO_SCENARIO,
+		 must=[KSTR_AUTOINIT_OFF, KSTR_MEMINIT.format('off'), KSTR_UNINIT],
+		 reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$']),
+	BootTest('init-on-alloc-off', 'kmemcheck=0 init_on_alloc=1 init_on_free=1', 1,
+		 qemu.DEMO_SCENARIO, must=[KSTR_MEMINIT.format('on'), KSTR_MODE.format(0)],
+		 must_not=[KSTR_AUTOINIT_OFF, KSTR_ANY_REPORT]),
 	# kmemcheck.fault=panic: the first report panics, whichever it is (a
 	# known finding at boot, of any type, may come before the demo's).
 	BootTest('fault-panic', 'kmemcheck=1 kmemcheck.fault=panic', 1, qemu.DEMO_SCENARIO,
@@ -657,6 +681,56 @@ def test_host(ctx: Context, rep: Reporter, kernel_ok: bool) -> None:
 			   tail='' if ok else '\n'.join(proc.stdout.splitlines()[-20:]))
 
 
+def check_findings(tmp_dir: str) -> Optional[str]:
+	"""Why the findings list would not do its job, or None.
+
+	The list once held only bullets, which the parser skipped: every report
+	failed the boots and no entry excused one.  So the real section must
+	hold each ``<type> in <function>`` alone on its line, and check_boot()
+	must pass a boot whose one report is listed (in a section of the same
+	format, parsed by the same code) and fail it when it is not."""
+	real = os.path.join(REPO, FINDINGS_DOC)
+	try:
+		section = findings_section(real)
+	except (HarnessError, OSError) as e:
+		return str(e)
+	for line in section.splitlines():
+		if re.search(r'``\S+ in \S+``', line) and not FINDING_RE.match(line):
+			return f'{FINDINGS_DOC}: not read as a finding: {line.strip()!r}'
+	doc = os.path.join(tmp_dir, 'findings-check.rst')
+	with open(doc, 'w') as f:
+		f.write(f'{FINDINGS_SECTION}\n{"-" * len(FINDINGS_SECTION)}\n\n'
+			'Prose first.\n\n``uninit-value in kmemcheck_listed_read``\n\n'
+			'Next section\n------------\n\n``uninit-value in kmemcheck_after_read``\n')
+	known = known_findings(doc)
+	if known != ['uninit-value in kmemcheck_listed_read']:
+		return f'the parser read {known} from a section of one finding'
+	t = BootTest('findings-check', '', 1, '')
+	for func, want_ok in (('kmemcheck_listed_read', True), ('kmemcheck_after_read', False),
+			      ('kmemcheck_other_read', False)):
+		res = qemu.BootResult(lines=[f'[    1.000000] BUG: KMEMCHECK: uninit-value in '
+					     f'{func}+0x1c/0x2e', f'{qemu.DONE_MARKER} rc=0'],
+				      reached_userspace=True, finished_scenario=True)
+		why = check_boot(t, res, known)
+		if bool(why) == want_ok:
+			return (f'a boot reporting uninit-value in {func} '
+				f'{"failed" if why else "passed"}: {why or "no reason"}')
+	return None
+
+
+def test_findings(ctx: Context, rep: Reporter) -> None:
+	"""host/known-findings: the list of findings is read and obeyed."""
+	name = 'host/known-findings'
+	if not rep.wants(name):
+		return
+	t0 = time.time()
+	os.makedirs(ctx.logs, exist_ok=True)
+	why = check_findings(ctx.logs)
+	n = len(known_findings()) if not why else 0
+	rep.report(Result(name, not why, why or f'[{n} findings listed in {FINDINGS_DOC}]',
+			  time.time() - t0))
+
+
 def write_results(ctx: Context, rep: Reporter, title: str) -> str:
 	"""build/logs/results.ktap: every test so far, for kunit_parser and CI."""
 	path = os.path.join(ctx.logs, 'results.ktap')
@@ -759,6 +833,66 @@ def kunit_boot(ctx: Context, rep: Reporter, layer: str, cmdline: str) -> None:
 				  log=res.log_path))
 
 
+# The kernel's own KUnit route: tools/testing/kunit/kunit.py with our
+# .kunitconfig, its i386 QEMU config and its own build directory (a kernel
+# of Kconfig defaults, not our fragments: what a KUnit user gets).
+KUNITPY_KUNITCONFIG = 'mm/kmemcheck'
+KUNITPY_ARGS = ('kmemcheck=1', 'no_hash_pointers')
+KUNITPY_TIMEOUT = 900
+KUNITPY_SUMMARY_RE = re.compile(r'Testing complete\. Ran (\d+) tests: (.*)$', re.M)
+
+
+def kunitpy_cmd(ctx: Context, build_dir: str) -> List[str]:
+	"""The command line the documentation gives, run in the prepared tree."""
+	return [sys.executable, 'tools/testing/kunit/kunit.py', 'run', '--arch=i386',
+		f'--kunitconfig={KUNITPY_KUNITCONFIG}', f'--build_dir={build_dir}',
+		f'--jobs={ctx.jobs}', f'--timeout={KUNITPY_TIMEOUT}',
+		*[f'--kernel_args={a}' for a in KUNITPY_ARGS]]
+
+
+def check_kunitpy(rc: int, out: str, console: List[str]) -> Tuple[Optional[str], str]:
+	"""(why kunit.py's run failed or None, its summary)."""
+	m = KUNITPY_SUMMARY_RE.search(re.sub(r'\x1b\[[0-9;]*m', '', out))
+	summary = f'{m.group(1)} tests: {m.group(2)}' if m else ''
+	if rc != 0:
+		return f'kunit.py exited {rc}' + (f' ({summary})' if summary else ''), summary
+	if not m:
+		return 'kunit.py printed no "Testing complete" summary', summary
+	# Skips are the tests' own (the per-CPU decoder case needs SMP, which
+	# kunit.py's i386 kernel has not); anything else but a pass fails.
+	counts = dict(re.findall(r'(\w+): (\d+)', m.group(2)))
+	if not int(counts.get('passed', 0)) or set(counts) - {'passed', 'skipped'}:
+		return f'not every test passed: {summary}', summary
+	# kunit.py passes a run whose kernel printed a splat between cases.
+	# Its kernel has no PRINTK_TIME and no user space: every line is the
+	# kernel's, which first_splat() knows by a timestamp.
+	splat = qemu.first_splat([l if qemu.KERNEL_LINE_RE.match(l) else f'[    0.000000] {l}'
+				  for l in console], KUNIT_ALLOWED)
+	if splat:
+		return f'console has {splat}', summary
+	return None, summary
+
+
+def test_kunitpy(ctx: Context, rep: Reporter) -> None:
+	"""kunitpy/kmemcheck: kunit.py run --arch=i386 --kunitconfig=mm/kmemcheck."""
+	name = 'kunitpy/kmemcheck'
+	if not rep.wants(name):
+		return
+	build_dir = os.path.join(ctx.build_dir, 'kunitpy')
+	log_path = os.path.join(ctx.logs, 'kunitpy.log')
+	t0 = time.time()
+	proc = tree.run(kunitpy_cmd(ctx, build_dir), cwd=ctx.tree, check=False)
+	with open(log_path, 'w') as f:
+		f.write(proc.stdout)
+	console: List[str] = []
+	with contextlib.suppress(OSError), open(os.path.join(build_dir, 'test.log')) as f:
+		console = f.read().splitlines()
+	why, summary = check_kunitpy(proc.returncode, proc.stdout, console)
+	rep.report(Result(name, not why, why and f'{why} (log: {log_path})' or f'[{summary}]',
+			  time.time() - t0, log=log_path),
+		   tail='' if not why else '\n'.join(proc.stdout.splitlines()[-20:]))
+
+
 def test_ksuites(ctx: Context, rep: Reporter) -> None:
 	"""The kernel's own tests, kmemcheck=1 against 0 (kmemcheck_ksuites.py)."""
 	if not rep.wants_layer('ksuites'):
@@ -770,8 +904,9 @@ def test_ksuites(ctx: Context, rep: Reporter) -> None:
 			   tail=o.tail)
 
 
-def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
-	"""Why a boot test failed, or None."""
+def check_boot(t: BootTest, res: qemu.BootResult,
+	       known: Optional[Sequence[str]] = None) -> Optional[str]:
+	"""Why a boot test failed, or None (@known: the findings, for tests)."""
 	why = res.failure()
 	if t.panics:
 		why = None if res.panicked else f'no kernel panic ({why or "scenario finished"})'
@@ -789,7 +924,7 @@ def check_boot(t: BootTest, res: qemu.BootResult) -> Optional[str]:
 	if splat:
 		return f'console has {splat}'
 	# Every kmemcheck report must be explained: expected, or a finding.
-	bad = unexplained_reports(text, t.reports)
+	bad = unexplained_reports(text, t.reports, known)
 	if bad:
 		return f'unexplained kmemcheck report: {bad[0]} (see {FINDINGS_DOC})'
 	user = qemu.userspace_text(res.lines)
@@ -817,9 +952,30 @@ def check_decode(ctx: Context, res: qemu.BootResult) -> Optional[str]:
 	return why
 
 
+# The demo's reports: (function of the title line, the frame syzkaller
+# must title the bug with, the file it must blame).  The uninit read is
+# blamed on the function that read.  The infoleak's title names demo_read(),
+# the caller of simple_read_from_buffer(), but syzkaller skips only the
+# copy_to_user() frames: it titles and blames the leak as it would KMSAN's
+# report of it, on simple_read_from_buffer() in fs/libfs.c.
+SYZKALLER_DEMO = {
+	'uninit-value': ('kmemcheck_demo_uninit_read', 'kmemcheck_demo_uninit_read',
+			 decode.DEMO_SOURCE),
+	'kernel-infoleak': ('demo_read', 'simple_read_from_buffer', 'fs/libfs.c'),
+}
+
+
+def check_syzkaller(ctx: Context, res: qemu.BootResult) -> Optional[str]:
+	"""syzkaller's rules for KMSAN reports title and blame the demo's right."""
+	vmlinux = os.path.join(ctx.obj, 'vmlinux')
+	return titles.check_reports(res.lines, SYZKALLER_DEMO,
+				       lambda text: decode.decode(ctx.tree, vmlinux, text))
+
+
 # Tests on the console of a boot test: (boot, name, check).
 CONSOLE_TESTS = (
 	('demo', 'decode-stacktrace', check_decode),
+	('demo', 'syzkaller-titles', check_syzkaller),
 )
 
 
@@ -1265,10 +1421,12 @@ def test_config(ctx: Context, rep: Reporter) -> None:
 		rep.report(Result(f'build/{ctx.config}', False, str(e).splitlines()[0],
 				  log=build_log))
 	test_host(ctx, rep, kernel_ok)
+	test_findings(ctx, rep)
 	if kernel_ok:
 		test_lint(ctx, rep)
 		test_export(ctx, rep)
 		test_kunit(ctx, rep)
+		test_kunitpy(ctx, rep)
 		test_ksuites(ctx, rep)
 		test_boots(ctx, rep)
 		test_user(ctx, rep)

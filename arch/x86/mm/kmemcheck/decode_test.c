@@ -22,7 +22,11 @@
 
 #include "decode.h"
 
-static DEFINE_PER_CPU(u32, kmemcheck_test_pcpu);
+/*
+ * Named by the asm below, which the compiler does not see: on UP, where the
+ * only C use is skipped, it would drop the variable and the link would fail.
+ */
+static DEFINE_PER_CPU(u32, kmemcheck_test_pcpu) __used;
 
 /* An instruction between the labels name and name_end. */
 #define INSN(name, insn)	#name ":\n\t" insn "\n" #name "_end:\n"

@@ -2,10 +2,14 @@
 /*
  * kmemcheck on x86-32: instructions done in the fault handler, no trap.
  *
- * Most faults are plain MOV loads and stores.  Single-stepping one costs a
- * debug trap on top of the fault; doing it here, with the page mapped,
- * costs nothing more.  The MOV forms are those insn_decode_mmio() knows,
- * as TDX and SEV emulate them for MMIO.
+ * Most faults are plain MOV loads and stores, then arithmetic and logic
+ * on memory.  Single-stepping one costs a debug trap on top of the fault;
+ * doing it here, with the page mapped, costs nothing more.  The MOV forms
+ * are those insn_decode_mmio() knows, as TDX and SEV emulate them for
+ * MMIO.  The arithmetic ones - group 1 (ADD, OR, AND, SUB, XOR, CMP) but
+ * ADC and SBB, TEST, INC, DEC, XADD, XCHG and CMPXCHG - are run by the CPU
+ * itself on the mapped memory, from registers loaded with the operands, so
+ * that the result and the flags are exactly the instruction's.
  *
  * A string instruction with a REP prefix traps after every element when
  * single-stepped, so memset() of a page would cost 1024 faults and 1024
