@@ -2498,6 +2498,36 @@ static u8 test_defined_bits(struct kunit *test, const void *addr)
 }
 
 /*
+ * atomic64_set() on a fresh object: i386's CMPXCHG8B loop compares the
+ * uninitialized old value and branches on the outcome, but it stores
+ * whatever it saw.  Not a use.
+ */
+static void test_follow_atomic64_set(struct kunit *test)
+{
+	atomic64_t *v = test_alloc(test, 16, GFP_KERNEL);
+
+	test_follow_on(test);
+	atomic64_set(&v[1], 1);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+	expect_shadow(test, &v[1], 8, KMEMCHECK_SHADOW_INITIALIZED);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&v[1]), 1);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ... a compare-and-exchange whose outcome is branched on uses it. */
+static void test_follow_cmpxchg64_used(struct kunit *test)
+{
+	u64 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	test_follow_on(test);
+	if (cmpxchg64(&p[1], 0, 1) == 0)
+		WRITE_ONCE(p[0], 1);
+	EXPECT_REPORT(test, UNINIT, test_follow_cmpxchg64_used, 8, &p[1],
+		      .use = USE_BRANCH, .loaded = test_follow_cmpxchg64_used);
+}
+
+/*
  * A bitfield set in a fresh object, as "x->flag = 1" compiles, then
  * tested: the test reads only the bit that was set.  LOCK or not, the
  * read-modify-write is no use of the other bits.
@@ -2809,6 +2839,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_uaf_at_read),
 	KUNIT_CASE(test_follow_ctor_padding),
 	KUNIT_CASE(test_follow_ctor_padding_used),
+	KUNIT_CASE(test_follow_atomic64_set),
+	KUNIT_CASE(test_follow_cmpxchg64_used),
 	KUNIT_CASE(test_follow_bitfield_test),
 	KUNIT_CASE(test_follow_bitfield_other),
 	KUNIT_CASE(test_follow_bit_cleared),

@@ -178,7 +178,7 @@ def _download_guest_debs(build_dir: str, missing: List[str]) -> None:
 	os.makedirs(debs_dir, exist_ok=True)
 	opts = guest_apt_options(build_dir)
 	log('deps: fetching i386 package lists (private apt state)')
-	run(['apt-get', *opts, 'update'])
+	_apt_update(build_dir)
 	log(f'deps: downloading {" ".join(missing)}:i386 into {debs_dir}')
 	run(['apt-get', *opts, 'download', *missing], cwd=debs_dir)
 
@@ -189,6 +189,34 @@ def _apt_state(build_dir: str) -> None:
 		os.makedirs(os.path.join(state, sub), exist_ok=True)
 
 
+def _apt_update(build_dir: str) -> None:
+	"""Fetches the private i386 package lists, riding out mirror syncs.
+
+	A mirror caught mid-sync serves an index of the wrong size and
+	apt-get update fails; a later try usually gets a consistent one.  If
+	every try fails but the lists of the main archive arrived, go on with
+	those: the guest packages are there, only updates may be missing.
+	"""
+	_apt_state(build_dir)
+	opts = guest_apt_options(build_dir)
+	for attempt in range(3):
+		if attempt:
+			log(f'deps: apt-get update failed, retrying in {10 * attempt} s')
+			time.sleep(10 * attempt)
+		proc = run(['apt-get', *opts, 'update'], check=False)
+		if not proc.returncode:
+			return
+	lists = os.path.join(build_dir, 'apt-i386', 'lists')
+	if any(re.search(r'_dists_[a-z]+_main_binary-i386_Packages', n)
+	       for n in os.listdir(lists)):
+		log('deps: warning: some i386 package lists failed to download; '
+		    'going on with those that did')
+		return
+	out = (proc.stdout or '').strip().splitlines()[-20:]
+	raise HarnessError('apt-get update of the i386 package lists failed\n'
+			   + '\n'.join(out))
+
+
 def _depends_closure(build_dir: str, packages: Sequence[str]) -> List[str]:
 	"""The packages and their Depends/Pre-Depends, recursively (i386)."""
 	cmd = ['apt-cache', *guest_apt_options(build_dir), 'depends', '--recurse',
@@ -197,8 +225,7 @@ def _depends_closure(build_dir: str, packages: Sequence[str]) -> List[str]:
 	proc = run(cmd, check=False)
 	if proc.returncode:
 		# The private lists may not exist yet (or be stale): fetch them.
-		_apt_state(build_dir)
-		run(['apt-get', *guest_apt_options(build_dir), 'update'])
+		_apt_update(build_dir)
 		proc = run(cmd)
 	# Top-level lines name packages; "<virtual>" ones are provided by a
 	# real package that is listed too.
@@ -268,7 +295,9 @@ def check_deps(build_dir: str, install: bool = True, command: str = 'deps') -> N
 					   + ' '.join(cmd))
 		log('deps: ' + ' '.join(cmd))
 		if run(cmd, check=False, capture=False).returncode:
-			run(['apt-get', 'update'], capture=False)
+			# A failed index (a mirror mid-sync) need not stop
+			# the install that follows.
+			run(['apt-get', 'update'], check=False, capture=False)
 			run(cmd, capture=False)
 	missing_debs = [p for p, deb in guest_debs(build_dir).items() if not deb]
 	if missing_debs and busybox:

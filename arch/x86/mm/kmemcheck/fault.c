@@ -206,15 +206,29 @@ static struct kmemcheck_step *kmemcheck_push_step(struct kmemcheck_cpu *kc,
 }
 
 /*
+ * atomic64_set() on i386 is a CMPXCHG8B loop, atomic64_set_cx8(): its
+ * compare only fetches the old value to be replaced, and the loop ends
+ * by storing the new one whatever the old bytes were.  It is a store,
+ * often the first to a new object; the decoder, which sees an ordinary
+ * CMPXCHG8B, calls it a read-modify-write.
+ */
+static bool kmemcheck_insn_is_store(const struct pt_regs *regs)
+{
+	return regs->ip == (unsigned long)atomic64_set_cx8;
+}
+
+/*
  * Follow the value of the fault's instruction?  Only in the context that
  * read it, outside NMIs and any other step, and not while a debugger
- * single-steps the code.
+ * single-steps the code.  A store reads no value to follow, whatever its
+ * encoding says.
  */
 static bool kmemcheck_may_follow(struct kmemcheck_cpu *kc,
-				 const struct kmemcheck_step *step)
+				 const struct kmemcheck_step *step,
+				 const struct pt_regs *regs)
 {
 	return kc->depth == 1 && !in_nmi() && !(step->flags & X86_EFLAGS_TF) &&
-	       kmemcheck_follow_enabled();
+	       !kmemcheck_insn_is_store(regs) && kmemcheck_follow_enabled();
 }
 
 /*
@@ -291,18 +305,6 @@ static bool kmemcheck_insn_covers(const struct kmemcheck_insn *insn,
 			return true;
 	}
 	return false;
-}
-
-/*
- * atomic64_set() on i386 is a CMPXCHG8B loop, atomic64_set_cx8(): its
- * compare only fetches the old value to be replaced, and the loop ends
- * by storing the new one whatever the old bytes were.  It is a store,
- * often the first to a new object; the decoder, which sees an ordinary
- * CMPXCHG8B, calls it a read-modify-write.
- */
-static bool kmemcheck_insn_is_store(const struct pt_regs *regs)
-{
-	return regs->ip == (unsigned long)atomic64_set_cx8;
 }
 
 /* Is @insn a CMPXCHG or CMPXCHG8B, which store only if they succeed? */
@@ -424,7 +426,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	/* Whatever the decoder said, the faulting page must be shown. */
 	kmemcheck_show(step, address);
 
-	if (insn.nr && kmemcheck_may_follow(kc, step) &&
+	if (insn.nr && kmemcheck_may_follow(kc, step, regs) &&
 	    kmemcheck_follow_start(regs, &raw, &insn)) {
 		step->follow = true;
 		kmemcheck_arm_step(regs);

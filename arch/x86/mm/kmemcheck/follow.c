@@ -30,6 +30,7 @@
  * Copyright (C) 2026 The kmemcheck authors
  */
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/kmemcheck.h>
 #include <linux/kprobes.h>
@@ -793,8 +794,15 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 			return false;
 		u = kf_mem_undef(f, regs, ki->access[0].addr, 4) |
 		    kf_mem_undef(f, regs, ki->access[0].addr + 4, 4);
-		f->flags = (f->flags & ~KF_ZF) |
-			   (u || f->reg[KF_AX] || f->reg[KF_DX] ? KF_ZF : 0);
+		/*
+		 * atomic64_set_cx8() loops until it stores, whatever it
+		 * compared: its ZF decides nothing (see fault.c).
+		 */
+		if (regs->ip != (unsigned long)atomic64_set_cx8 &&
+		    (u || f->reg[KF_AX] || f->reg[KF_DX]))
+			f->flags |= KF_ZF;
+		else
+			f->flags &= ~KF_ZF;
 		f->store = false;
 		kf_store(f, regs, ki->access[0].addr, 8,
 			 f->reg[KF_BX] | (u64)f->reg[KF_CX] << 32);
