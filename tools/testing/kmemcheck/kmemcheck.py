@@ -1330,6 +1330,61 @@ def check_user_run(log_path: str, rc: int, err: str, want_rc: int,
 	return None
 
 
+# The Debian route: Debian's own i386 config (kmemcheck_tree.DISTRO_BASES)
+# with kmemcheck added.  Its .config keeps what a distribution kernel has,
+# PAE and the zeroing of every allocation among it.
+DISTRO_CONFIG_MUST = {
+	'CONFIG_KMEMCHECK': 'y',
+	'CONFIG_X86_PAE': 'y',
+	'CONFIG_INIT_ON_ALLOC_DEFAULT_ON': 'y',
+}
+# ... and kmemcheck=1 on it turns the zeroing off and sees both demo bugs.
+DISTRO_DEMO = BootTest('debian-demo', 'kmemcheck=1', 1, qemu.DEMO_SCENARIO,
+		       must=[KSTR_AUTOINIT_OFF, KSTR_UNINIT, KSTR_INFOLEAK],
+		       reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$'], timeout=1200)
+
+
+def test_distro(ctx: Context, rep: Reporter) -> None:
+	"""distro/debian-config: Debian's config fetched, through olddefconfig,
+	kmemcheck's fragment sticking.  distro/debian-demo builds that kernel
+	and runs the demo on it: only when asked for by name (`test --filter
+	'distro/*'`), the build takes longer than CI has (README)."""
+	if ctx.user_tree:
+		return
+	name = 'distro/debian-config'
+	if rep.wants(name):
+		t0 = time.time()
+		try:
+			path = tree.build(ctx.build_dir, ctx.tree, 'debian', ctx.jobs,
+					  config_only=True)
+			got = tree._parse_fragment(path)
+			bad = [f'{sym}={got.get(sym, "n")}, not {val}'
+			       for sym, val in DISTRO_CONFIG_MUST.items()
+			       if got.get(sym, 'n') != val]
+			rep.report(Result(name, not bad, bad[0] if bad else f'[{path}]',
+					  time.time() - t0, log=path))
+		except HarnessError as e:
+			rep.report(Result(name, False, str(e).splitlines()[0]))
+	name = 'distro/' + DISTRO_DEMO.name
+	if not (rep.pattern or '').startswith('distro/') or not rep.wants(name):
+		return
+	c = dataclasses.replace(ctx, config='debian', log_dir='debian',
+				obj=tree.obj_dir(ctx.build_dir, 'debian'))
+	t0 = time.time()
+	try:
+		c.kernel = tree.build(c.build_dir, c.tree, c.config, c.jobs, c.obj)
+	except HarnessError as e:
+		rep.report(Result('build/debian', False, str(e).splitlines()[0]))
+		return
+	rep.report(Result('build/debian', True, '', time.time() - t0))
+	t = DISTRO_DEMO
+	res = qemu.boot(c.kernel, c.initramfs(t.name, t.script), f'kunit.enable=0 {t.cmdline}',
+			t.smp, t.timeout, os.path.join(c.logs, f'{t.name}.log'), mach=c.machine)
+	why = check_boot(t, res)
+	rep.report(Result(name, not why, f'{why} (log: {res.log_path})' if why else '',
+			  res.seconds, log=res.log_path), tail=res.tail() if why else '')
+
+
 def test_user(ctx: Context, rep: Reporter) -> None:
 	"""The README's worked example: prepare --tree, then run --module.
 
@@ -1425,6 +1480,7 @@ def test_config(ctx: Context, rep: Reporter) -> None:
 	if kernel_ok:
 		test_lint(ctx, rep)
 		test_export(ctx, rep)
+		test_distro(ctx, rep)
 		test_kunit(ctx, rep)
 		test_kunitpy(ctx, rep)
 		test_ksuites(ctx, rep)

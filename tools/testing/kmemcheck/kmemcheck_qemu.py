@@ -195,13 +195,14 @@ class Machine:
 
 
 # The machine of each configuration (kmemcheck_tree.CONFIGS), default
-# otherwise.  pae: more memory than the 896 MiB of lowmem a 3G/1G split
+# otherwise.  pae, and debian, which is a 686-pae kernel: more memory than the 896 MiB of lowmem a 3G/1G split
 # maps, so that highmem exists (kmemcheck must never track it), and a CPU
 # with NX, SMEP and SMAP, as Debian's 686-pae kernel runs on: under TCG
 # QEMU's "max" model has them.  It says it is an AMD family 6 model 6, an
 # Athlon, which the kernel warns is not fit for SMP: an Intel one is.
 MACHINES = {
 	'pae': Machine(memory=1280, cpu='max,vendor=GenuineIntel', nx=True),
+	'debian': Machine(memory=1280, cpu='max,vendor=GenuineIntel', nx=True),
 }
 
 

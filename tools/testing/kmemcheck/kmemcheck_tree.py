@@ -11,6 +11,7 @@ build() configures from fragments and builds out of tree.
 
 import fcntl
 import hashlib
+import lzma
 import os
 import re
 import shutil
@@ -52,6 +53,16 @@ CONFIGS: Dict[str, Tuple[str, ...]] = {
 	'up': ('base', 'kunit', 'stress', 'kmemcheck'),
 	# Debian's i386 flavour, 686-pae: default's kernel with PAE and highmem.
 	'pae': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'pae', 'kmemcheck'),
+	# Debian's own i386 config, not tinyconfig, under the fragment.
+	'debian': ('debian',),
+}
+# Configurations whose base is a distribution's config instead of
+# tinyconfig: (Debian package, config file in it, what the base is called).
+# Debian 12 ships i386 configs only for its 6.1 kernel; "make olddefconfig"
+# takes the newer symbols of 6.12 at their defaults.
+DISTRO_BASES: Dict[str, Tuple[str, str, str]] = {
+	'debian': ('linux-config-6.1', 'usr/src/linux-config-6.1/config.i386_none_686-pae.xz',
+		   "Debian 12's i386 686-pae config"),
 }
 OPTIONAL_FRAGMENTS = ('kmemcheck', 'nokmemcheck')
 
@@ -739,6 +750,39 @@ def refresh(build_dir: str) -> None:
 
 # --------------------------------------------------------------- build ---
 
+def distro_base(build_dir: str, config: str) -> str:
+	"""The distribution config under @config, fetched on first use into
+	<build>/distro/ (the Debian package, with the private i386 apt state);
+	returns its path."""
+	package, member, what = DISTRO_BASES[config]
+	out_dir = os.path.join(build_dir, 'distro')
+	path = os.path.join(out_dir, f'{config}.config')
+	if os.path.exists(path):
+		return path
+	os.makedirs(out_dir, exist_ok=True)
+	if not _deb_in(out_dir, package):
+		log(f'build: fetching {what} ({package}:i386)')
+		_apt_state(build_dir)
+		if run(['apt-get', *guest_apt_options(build_dir), 'download', package],
+		       cwd=out_dir, check=False).returncode:
+			_apt_update(build_dir)
+			run(['apt-get', *guest_apt_options(build_dir), 'download', package],
+			    cwd=out_dir)
+	deb = _deb_in(out_dir, package)
+	if not deb:
+		raise HarnessError(f'could not download {package}:i386 into {out_dir}')
+	with tempfile.TemporaryDirectory() as tmp:
+		run(['dpkg-deb', '-x', deb, tmp])
+		src = os.path.join(tmp, member)
+		if not os.path.exists(src):
+			raise HarnessError(f'{deb} has no {member}')
+		with lzma.open(src) as f:
+			data = f.read()
+	_write_if_changed(path, data)
+	log(f'build: {what}: {path} (from {os.path.basename(deb)})')
+	return path
+
+
 def obj_dir(build_dir: str, config: str) -> str:
 	return os.path.join(build_dir, f'obj-{config}')
 
@@ -822,9 +866,10 @@ def check_config(tree: str, obj: str, config: str, extra: Sequence[str] = ()) ->
 	return errors
 
 
-def _config_stamp(config: str, tree: str, extra: Sequence[str] = ()) -> str:
+def _config_stamp(config: str, tree: str, extra: Sequence[str] = (),
+		  base: str = '') -> str:
 	h = hashlib.sha256()
-	for frag in fragment_paths(config) + list(extra):
+	for frag in ([base] if base else []) + fragment_paths(config) + list(extra):
 		h.update(frag.encode() + b'\0' + (_read(frag) or b'') + b'\0')
 	h.update(tree_version(tree).encode())
 	return h.hexdigest()
@@ -853,12 +898,17 @@ def _fail_with_log(log_path: str, msg: str) -> None:
 
 
 def configure(tree: str, obj: str, config: str, jobs: int, logf, log_path: str,
-	      extra: Sequence[str] = ()) -> None:
+	      extra: Sequence[str] = (), base: str = '') -> None:
+	"""tinyconfig, or the distribution config @base, with the fragments
+	of @config and @extra merged on top."""
 	frags = fragment_paths(config) + list(extra)
-	log(f'build: configuring {config}: tinyconfig + '
+	log(f'build: configuring {config}: '
+	    + (DISTRO_BASES[config][2] if base else 'tinyconfig') + ' + '
 	    + ' '.join(os.path.basename(f) for f in frags))
+	if base:
+		shutil.copyfile(base, os.path.join(obj, '.config'))
 	steps = [
-		make_cmd(tree, obj, jobs, 'tinyconfig'),
+		make_cmd(tree, obj, jobs, 'olddefconfig' if base else 'tinyconfig'),
 		[os.path.join(tree, 'scripts/kconfig/merge_config.sh'), '-m', '-O', obj,
 		 os.path.join(obj, '.config'), *frags],
 		make_cmd(tree, obj, jobs, 'olddefconfig'),
@@ -870,11 +920,12 @@ def configure(tree: str, obj: str, config: str, jobs: int, logf, log_path: str,
 
 
 def build(build_dir: str, tree: str, config: str, jobs: int, obj: str = '',
-	  extra: Sequence[str] = ()) -> str:
+	  extra: Sequence[str] = (), config_only: bool = False) -> str:
 	"""Configures (when fragments changed) and builds; returns bzImage's path.
 
 	@obj defaults to <build>/obj-<config>; @extra are more fragments
-	(user_fragment()), merged last.
+	(user_fragment()), merged last.  With @config_only, stops once
+	.config is written and checked, and returns its path.
 	"""
 	obj = obj or obj_dir(build_dir, config)
 	logs = os.path.join(build_dir, 'logs')
@@ -882,7 +933,8 @@ def build(build_dir: str, tree: str, config: str, jobs: int, obj: str = '',
 	os.makedirs(logs, exist_ok=True)
 	log_path = os.path.join(logs, f'build-{os.path.basename(obj)[len("obj-"):]}.log')
 	stamp_path = os.path.join(obj, '.kmemcheck-config.stamp')
-	stamp = _config_stamp(config, tree, extra)
+	base = distro_base(build_dir, config) if config in DISTRO_BASES else ''
+	stamp = _config_stamp(config, tree, extra, base)
 	t0 = time.time()
 	with open(log_path, 'w') as logf:
 		fresh = _read(stamp_path) == stamp.encode() and \
@@ -894,7 +946,7 @@ def build(build_dir: str, tree: str, config: str, jobs: int, obj: str = '',
 			if check_config(tree, obj, config, extra):
 				fresh = False
 		if not fresh:
-			configure(tree, obj, config, jobs, logf, log_path, extra)
+			configure(tree, obj, config, jobs, logf, log_path, extra, base)
 			errors = check_config(tree, obj, config, extra)
 			for e in errors:
 				log(f'build: error: {e}')
@@ -903,8 +955,13 @@ def build(build_dir: str, tree: str, config: str, jobs: int, obj: str = '',
 						   'did not stick (see above)')
 			with open(stamp_path, 'w') as f:
 				f.write(stamp)
+		if config_only:
+			return os.path.join(obj, '.config')
 		targets = ['bzImage']
-		if 'CONFIG_MODULES' in _parse_fragment(os.path.join(obj, '.config')):
+		# A distribution config builds thousands of modules the guest
+		# never loads: only the kernel, which has what it boots with.
+		if 'CONFIG_MODULES' in _parse_fragment(os.path.join(obj, '.config')) \
+		   and not base:
 			targets.append('modules')
 		log(f'build: make -j{jobs} {" ".join(targets)} in {obj} (log: {log_path})')
 		if _run_logged(make_cmd(tree, obj, jobs, *targets), logf, cwd=tree):
