@@ -167,6 +167,7 @@ class BootTest:
 	timeout: int = qemu.DEFAULT_TIMEOUT
 	panics: bool = False  # the scenario must end in a kernel panic
 	needs_nx: bool = False  # skipped where the kernel runs without NX
+	needs: str = ''  # a CONFIG_ symbol; skipped on kernels without it
 
 
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
@@ -244,6 +245,20 @@ def nx_fetch(mode: int, page: str) -> BootTest:
 			needs_nx=True)
 
 
+# Hibernation without a swap device: the whole snapshot is taken (every
+# page copied, hidden ones through safe_copy_page(), which maps a page it
+# finds not present around the copy with set_direct_map_*()), then writing
+# the image fails and the kernel thaws and goes on.  The demo after it
+# writes and reads tracked memory: pages the snapshot copied must still be
+# hidden, writable and checked.
+HIBERNATE = (
+	'echo "kmemcheck-harness: hibernating"\n'
+	'echo disk > /sys/power/state\n'
+	'echo "kmemcheck-harness: hibernate rc=$?"\n'
+	'echo "kmemcheck-harness: $(grep -c . /proc/meminfo) meminfo lines"\n')
+KSTR_SNAPSHOT = r'PM: hibernation: Image created \([1-9]\d* pages copied'
+
+
 BOOT_TESTS = (
 	BootTest('boot-kmemcheck-0', 'kmemcheck=0', 1, SHOW_MODE + SYSCTL_OFF + DEBUGFS,
 		 must=[KSTR_BOOT_MODE[0], KSTR_MODE.format(0),
@@ -315,6 +330,11 @@ BOOT_TESTS = (
 	# stepped: kmemcheck shows the page, and NX refuses the fetch.
 	nx_fetch(1, 'hidden'),
 	nx_fetch(0, 'mapped'),
+	BootTest('hibernate', 'kmemcheck=1', 1, HIBERNATE + qemu.DEMO_SCENARIO,
+		 must=[KSTR_SNAPSHOT, r'PM: Cannot find swap device',
+		       r'^kmemcheck-harness: hibernate rc=[1-9]\d*$',
+		       r'^kmemcheck-harness: [1-9]\d* meminfo lines$', KSTR_UNINIT, KSTR_INFOLEAK],
+		 reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$'], needs='CONFIG_HIBERNATION'),
 )
 
 KUNIT_CMDLINE = 'kunit.enable=1 kmemcheck=1 no_hash_pointers'
@@ -349,6 +369,11 @@ class Context:
 	@property
 	def machine(self) -> qemu.Machine:
 		return qemu.machine(self.config)
+
+	def has(self, symbol: str) -> bool:
+		"""The kernel's .config has @symbol=y."""
+		config = tree._parse_fragment(os.path.join(self.obj, '.config'))
+		return config.get(symbol) == 'y'
 
 	@property
 	def nx(self) -> bool:
@@ -993,6 +1018,10 @@ def test_boots(ctx: Context, rep: Reporter, only: Optional[Sequence[str]] = None
 			rep.report(Result(name, None, f'needs NX, which the {ctx.config} config '
 					  f'does not run with (PAE and a CPU with NX: see pae/)'))
 			continue
+		if t.needs and not ctx.has(t.needs):
+			rep.report(Result(name, None, f'needs {t.needs}, which the {ctx.config} '
+					  f'config does not have (see pae/)'))
+			continue
 		initrd = ctx.initramfs(t.name, t.script)
 		res = qemu.boot(ctx.kernel, initrd, f'kunit.enable=0 {t.cmdline}', t.smp,
 				t.timeout, os.path.join(ctx.logs, f'{t.name}.log'),
@@ -1062,7 +1091,8 @@ SECOND_CONFIGS = (
 	# the report's decoding and kmemcheck.fault=panic are the same there.
 	SecondConfig('pae', kunit=('kunit',),
 		     boots=('boot-kmemcheck-0', 'boot-kmemcheck-1', 'boot-kmemcheck-2',
-			    'boot-smp2', 'boot-smp2-off', 'demo', 'nx-fetch-1', 'nx-fetch-0'),
+			    'boot-smp2', 'boot-smp2-off', 'demo', 'nx-fetch-1', 'nx-fetch-0',
+			    'hibernate'),
 		     stress_duration=stress.DEFAULT_DURATION),
 )
 

@@ -810,11 +810,19 @@ def _parse_fragment(path: str) -> Dict[str, str]:
 
 def _kconfig_symbols(tree: str, names: List[str]) -> set:
 	"""The subset of names that some Kconfig file of the tree defines."""
-	proc = run(['git', 'grep', '-h', '--untracked', '-E', '-o',
-		    r'^\s*(menu)?config\s+\w+', '--', '*Kconfig*'],
-		   cwd=tree, check=False)
-	defined = {l.split()[-1] for l in proc.stdout.splitlines()}
-	return {n for n in names if n[len('CONFIG_'):] in defined}
+	# Not git grep --untracked: it finds nothing in a tree with files
+	# added with intent-to-add (git 2.39), as a prepared tree has.
+	defined = set()
+	for dirpath, dirnames, filenames in os.walk(tree):
+		# Not the test cases of Kconfig itself (scripts/kconfig/tests).
+		dirnames[:] = [d for d in dirnames if not d.startswith('.') and
+			       not (d == 'tests' and dirpath.endswith('kconfig'))]
+		for name in filenames:
+			if name.startswith('Kconfig'):
+				text = _read(os.path.join(dirpath, name)) or b''
+				defined |= set(re.findall(rb'^\s*(?:menu)?config\s+(\w+)',
+							  text, re.M))
+	return {n for n in names if n[len('CONFIG_'):].encode() in defined}
 
 
 def user_fragment(obj: str, files: Sequence[str], options: Sequence[str]) -> List[str]:
