@@ -168,6 +168,7 @@ class BootTest:
 	panics: bool = False  # the scenario must end in a kernel panic
 	needs_nx: bool = False  # skipped where the kernel runs without NX
 	needs: str = ''  # a CONFIG_ symbol; skipped on kernels without it
+	kexec: bool = False  # the initramfs of kexec_initramfs()
 
 
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
@@ -258,6 +259,18 @@ HIBERNATE = (
 	'echo "kmemcheck-harness: $(grep -c . /proc/meminfo) meminfo lines"\n')
 KSTR_SNAPSHOT = r'PM: hibernation: Image created \([1-9]\d* pages copied'
 
+# kexec -e into the same kernel, with the same command line, from a kernel
+# running kmemcheck=1: kimage pages, the control page machine_kexec()
+# jumps into among them, must not be hidden.  The second kernel runs the
+# demo: both must be reported there.
+KEXEC = (
+	'kexec -l /root/bzImage --initrd=/root/second.cpio.gz '
+	'--append="$(cat /proc/cmdline)"\n'
+	'echo "kmemcheck-harness: kexec load rc=$?"\n'
+	'kexec -e\n'
+	'echo "kmemcheck-harness: kexec -e rc=$?"\n')
+KEXEC_SECOND = 'echo "kmemcheck-harness: kexec: second kernel up"\n' + qemu.DEMO_SCENARIO
+
 
 BOOT_TESTS = (
 	BootTest('boot-kmemcheck-0', 'kmemcheck=0', 1, SHOW_MODE + SYSCTL_OFF + DEBUGFS,
@@ -330,11 +343,17 @@ BOOT_TESTS = (
 	# stepped: kmemcheck shows the page, and NX refuses the fetch.
 	nx_fetch(1, 'hidden'),
 	nx_fetch(0, 'mapped'),
-	BootTest('hibernate', 'kmemcheck=1', 1, HIBERNATE + qemu.DEMO_SCENARIO,
+	BootTest('hibernate', 'kmemcheck=1 no_console_suspend', 1, HIBERNATE + qemu.DEMO_SCENARIO,
 		 must=[KSTR_SNAPSHOT, r'PM: Cannot find swap device',
 		       r'^kmemcheck-harness: hibernate rc=[1-9]\d*$',
 		       r'^kmemcheck-harness: [1-9]\d* meminfo lines$', KSTR_UNINIT, KSTR_INFOLEAK],
 		 reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$'], needs='CONFIG_HIBERNATION'),
+	BootTest('kexec', 'kmemcheck=1', 1, KEXEC,
+		 must=[r'^kmemcheck-harness: kexec load rc=0$',
+		       r'^kmemcheck-harness: kexec: second kernel up$', KSTR_UNINIT, KSTR_INFOLEAK],
+		 must_not=[r'kmemcheck-harness: kexec -e rc='],
+		 reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$'], needs='CONFIG_KEXEC',
+		 kexec=True),
 )
 
 KUNIT_CMDLINE = 'kunit.enable=1 kmemcheck=1 no_hash_pointers'
@@ -1004,6 +1023,18 @@ CONSOLE_TESTS = (
 )
 
 
+def kexec_initramfs(ctx: Context, t: BootTest) -> str:
+	"""The initramfs of a kexec boot: busybox, kexec-tools and its C
+	library, the kernel itself and the initramfs of the kernel it kexecs
+	into.  Not compressed: kmemcheck=1 inflates a byte per page fault."""
+	second = ctx.initramfs(f'{t.name}-second', KEXEC_SECOND)
+	debs = [d for d in tree.guest_debs(ctx.build_dir).values() if d]
+	return qemu.build_initramfs(
+		debs + tree.kexec_debs(ctx.build_dir), t.script,
+		os.path.join(ctx.build_dir, 'initramfs', f'{t.name}.cpio'), compress=False,
+		add=[(ctx.kernel, '/root/bzImage'), (second, '/root/second.cpio.gz')])
+
+
 def test_boots(ctx: Context, rep: Reporter, only: Optional[Sequence[str]] = None) -> None:
 	"""The BOOT_TESTS and their CONSOLE_TESTS, or those named in @only."""
 	for t in BOOT_TESTS:
@@ -1022,7 +1053,7 @@ def test_boots(ctx: Context, rep: Reporter, only: Optional[Sequence[str]] = None
 			rep.report(Result(name, None, f'needs {t.needs}, which the {ctx.config} '
 					  f'config does not have (see pae/)'))
 			continue
-		initrd = ctx.initramfs(t.name, t.script)
+		initrd = kexec_initramfs(ctx, t) if t.kexec else ctx.initramfs(t.name, t.script)
 		res = qemu.boot(ctx.kernel, initrd, f'kunit.enable=0 {t.cmdline}', t.smp,
 				t.timeout, os.path.join(ctx.logs, f'{t.name}.log'),
 				mach=ctx.machine)
@@ -1092,7 +1123,7 @@ SECOND_CONFIGS = (
 	SecondConfig('pae', kunit=('kunit',),
 		     boots=('boot-kmemcheck-0', 'boot-kmemcheck-1', 'boot-kmemcheck-2',
 			    'boot-smp2', 'boot-smp2-off', 'demo', 'nx-fetch-1', 'nx-fetch-0',
-			    'hibernate'),
+			    'hibernate', 'kexec'),
 		     stress_duration=stress.DEFAULT_DURATION),
 )
 

@@ -113,6 +113,8 @@ COMMAND_DEPS: Dict[str, Tuple[Tuple[str, ...], bool, bool]] = {
 	'stress': (('tree', 'build', 'boot'), True, True),
 }
 GUEST_DEBS = ('busybox-static',)
+# The kexec boot's userland on top of busybox (fetched when it runs).
+KEXEC_PACKAGES = ('kexec-tools', 'libc6')
 # The stress userland: these i386 packages and everything they Depend on
 # (recursively), fetched into build/debs-stress by stress_debs().
 STRESS_PACKAGES = ('stress-ng',)
@@ -750,6 +752,29 @@ def refresh(build_dir: str) -> None:
 
 # --------------------------------------------------------------- build ---
 
+def fetch_debs(build_dir: str, out_dir: str, packages: Sequence[str]) -> List[str]:
+	"""The i386 .debs of @packages in @out_dir, downloaded there with the
+	private apt state unless they already are."""
+	os.makedirs(out_dir, exist_ok=True)
+	missing = [p for p in packages if not _deb_in(out_dir, p)]
+	if missing:
+		_apt_state(build_dir)
+		cmd = ['apt-get', *guest_apt_options(build_dir), 'download', *missing]
+		if run(cmd, cwd=out_dir, check=False).returncode:
+			_apt_update(build_dir)
+			run(cmd, cwd=out_dir)
+	debs = [_deb_in(out_dir, p) for p in packages]
+	lost = [p for p, deb in zip(packages, debs) if not deb]
+	if lost:
+		raise HarnessError(f'could not download {" ".join(lost)}:i386 into {out_dir}')
+	return [deb for deb in debs if deb]
+
+
+def kexec_debs(build_dir: str) -> List[str]:
+	"""kexec-tools and the C library it links, for the kexec boot."""
+	return fetch_debs(build_dir, os.path.join(build_dir, 'debs-kexec'), KEXEC_PACKAGES)
+
+
 def distro_base(build_dir: str, config: str) -> str:
 	"""The distribution config under @config, fetched on first use into
 	<build>/distro/ (the Debian package, with the private i386 apt state);
@@ -759,18 +784,8 @@ def distro_base(build_dir: str, config: str) -> str:
 	path = os.path.join(out_dir, f'{config}.config')
 	if os.path.exists(path):
 		return path
-	os.makedirs(out_dir, exist_ok=True)
-	if not _deb_in(out_dir, package):
-		log(f'build: fetching {what} ({package}:i386)')
-		_apt_state(build_dir)
-		if run(['apt-get', *guest_apt_options(build_dir), 'download', package],
-		       cwd=out_dir, check=False).returncode:
-			_apt_update(build_dir)
-			run(['apt-get', *guest_apt_options(build_dir), 'download', package],
-			    cwd=out_dir)
-	deb = _deb_in(out_dir, package)
-	if not deb:
-		raise HarnessError(f'could not download {package}:i386 into {out_dir}')
+	log(f'build: fetching {what} ({package}:i386)')
+	deb = fetch_debs(build_dir, out_dir, (package,))[0]
 	with tempfile.TemporaryDirectory() as tmp:
 		run(['dpkg-deb', '-x', deb, tmp])
 		src = os.path.join(tmp, member)
