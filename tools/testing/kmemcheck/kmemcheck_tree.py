@@ -184,16 +184,9 @@ def guest_debs(build_dir: str) -> Dict[str, Optional[str]]:
 
 
 def _download_guest_debs(build_dir: str, missing: List[str]) -> None:
-	state = os.path.join(build_dir, 'apt-i386')
-	for sub in ('lists/partial', 'cache/archives/partial'):
-		os.makedirs(os.path.join(state, sub), exist_ok=True)
 	debs_dir = os.path.join(build_dir, 'debs')
-	os.makedirs(debs_dir, exist_ok=True)
-	opts = guest_apt_options(build_dir)
-	log('deps: fetching i386 package lists (private apt state)')
-	_apt_update(build_dir)
-	log(f'deps: downloading {" ".join(missing)}:i386 into {debs_dir}')
-	run(['apt-get', *opts, 'download', *missing], cwd=debs_dir)
+	log(f'deps: downloading {" ".join(missing)}:i386 into {debs_dir} (private apt state)')
+	fetch_debs(build_dir, debs_dir, missing)
 
 
 def _apt_state(build_dir: str) -> None:
