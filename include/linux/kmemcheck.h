@@ -50,7 +50,8 @@ void __kmemcheck_free_pages(struct page *page, unsigned int order);
 void __kmemcheck_page_reused(struct page *page, unsigned int order);
 void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
 				  unsigned int order, gfp_t gfp);
-void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init);
+void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init,
+			    unsigned long caller);
 void __kmemcheck_slab_free(struct kmem_cache *s, void *object);
 
 /**
@@ -129,15 +130,19 @@ static __always_inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
  * @s:		the object's cache
  * @object:	the object
  * @init:	whether the allocator zeroed it (__GFP_ZERO, init_on_alloc)
+ * @caller:	address of the call to the slab allocator, which
+ *		kmemcheck.track= may select by function or module
  *
- * The object becomes uninitialized, or initialized when @init.  Objects of
- * caches with a constructor keep their state: the constructor wrote them.
+ * The object becomes uninitialized, or initialized when @init or when
+ * kmemcheck.track= does not select it.  Objects of caches with a
+ * constructor keep their state: the constructor wrote them.
  */
 static __always_inline void kmemcheck_slab_alloc(struct kmem_cache *s,
-						 void *object, bool init)
+						 void *object, bool init,
+						 unsigned long caller)
 {
 	if (kmemcheck_enabled() && object)
-		__kmemcheck_slab_alloc(s, object, init);
+		__kmemcheck_slab_alloc(s, object, init, caller);
 }
 
 /**
@@ -352,6 +357,7 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_FOLLOW_INSNS,		/* instructions stepped to follow */
 	KMEMCHECK_COUNTER_PARTIAL_PAGES,	/* pages with partial bit masks */
 	KMEMCHECK_COUNTER_PARTIAL_LOST,		/* bit masks not kept: no room */
+	KMEMCHECK_COUNTER_UNSELECTED,		/* allocations kmemcheck.track= left out */
 	KMEMCHECK_COUNTER_COUNT,
 };
 
@@ -431,7 +437,7 @@ static inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
 					      struct page *page,
 					      unsigned int order, gfp_t gfp) { }
 static inline void kmemcheck_slab_alloc(struct kmem_cache *s, void *object,
-					bool init) { }
+					bool init, unsigned long caller) { }
 static inline void kmemcheck_slab_free(struct kmem_cache *s, void *object) { }
 static inline void kmemcheck_slab_store_freeptr(void *freeptr,
 						size_t size) { }

@@ -240,7 +240,8 @@ void __kmemcheck_alloc_pages(struct page *page, unsigned int order, gfp_t gfp)
 	 * Highmem-capable pages (user, page cache) are mapped to user space
 	 * and written there without a fault: their shadow would lie.
 	 */
-	if (gfp & (__GFP_NOTRACK | __GFP_HIGHMEM) || PageHighMem(page))
+	if (gfp & (__GFP_NOTRACK | __GFP_HIGHMEM) || PageHighMem(page) ||
+	    !kmemcheck_track_pages())
 		return;
 	kmemcheck_shadow_alloc(page, nr, gfp);
 	kmemcheck_shadow_set_pages(page, nr, want_init_on_alloc(gfp) ?
@@ -287,7 +288,8 @@ static bool kmemcheck_cache_untracked(struct kmem_cache *s)
 void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
 				  unsigned int order, gfp_t gfp)
 {
-	if (kmemcheck_cache_untracked(s) || PageHighMem(page))
+	if (kmemcheck_cache_untracked(s) || PageHighMem(page) ||
+	    !kmemcheck_track_slab(s))
 		return;
 	/*
 	 * Everything starts unallocated.  SLUB's freelist stores initialize
@@ -301,15 +303,47 @@ void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
 		kmemcheck_shadow_free(page, 1U << order);
 }
 
-void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init)
+void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init,
+			    unsigned long caller)
 {
-	if (s->ctor || !kmemcheck_shadow_of((unsigned long)object))
+	unsigned long addr = (unsigned long)object;
+
+	if (s->ctor || !kmemcheck_shadow_of(addr))
 		return;
-	kmemcheck_shadow_set((unsigned long)object, s->object_size,
+	if (!kmemcheck_track_object(s, caller)) {
+		/*
+		 * Left out by kmemcheck.track=: never checked, and known as
+		 * such when freed by having no allocation stack.
+		 */
+		kmemcheck_shadow_set(addr, s->object_size,
+				     KMEMCHECK_SHADOW_INITIALIZED);
+		if (s->object_size >= KMEMCHECK_ORIGIN_BYTES)
+			kmemcheck_origin_set(addr, KMEMCHECK_ORIGIN_NONE, 0);
+		return;
+	}
+	kmemcheck_shadow_set(addr, s->object_size,
 			     init ? KMEMCHECK_SHADOW_INITIALIZED :
 				    KMEMCHECK_SHADOW_UNINITIALIZED);
 	/* Allocations happen in any context: never reclaim nor wake kswapd. */
-	kmemcheck_origin_alloc((unsigned long)object, s->object_size, 0);
+	kmemcheck_origin_alloc(addr, s->object_size, 0);
+}
+
+/*
+ * Was the object at @addr left out by kmemcheck.track= when allocated?
+ * Those have no stack in their first origin slot, as have the rare
+ * selected objects whose stack the depot could not save: their free is
+ * not checked either.
+ */
+static bool kmemcheck_object_unselected(struct kmem_cache *s,
+					unsigned long addr)
+{
+	enum kmemcheck_origin kind = KMEMCHECK_ORIGIN_NONE;
+
+	if (kmemcheck_track_everything() ||
+	    s->object_size < KMEMCHECK_ORIGIN_BYTES)
+		return false;
+	kmemcheck_origin_get(addr, &kind);
+	return kind == KMEMCHECK_ORIGIN_NONE;
 }
 
 void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
@@ -317,6 +351,9 @@ void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
 	/* Free objects of these caches may legitimately be read. */
 	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU) ||
 	    !kmemcheck_shadow_of((unsigned long)object))
+		return;
+	/* Still all initialized, it is never checked, used or freed. */
+	if (kmemcheck_object_unselected(s, (unsigned long)object))
 		return;
 	kmemcheck_shadow_set((unsigned long)object, s->object_size,
 			     KMEMCHECK_SHADOW_FREED);

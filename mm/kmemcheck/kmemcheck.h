@@ -14,6 +14,8 @@
 #include <linux/stackdepot.h>
 #include <linux/types.h>
 
+struct dentry;
+struct kmem_cache;
 struct pt_regs;
 
 /* State of one tracked byte; the shadow holds one per byte. */
@@ -103,11 +105,18 @@ void kmemcheck_partial_free(const u8 *shadow);
 /* quarantine.c: how long freed objects stay checked with fastpath=2. */
 #define KMEMCHECK_QUARANTINE_MAX	4096
 
-struct kmem_cache;
 void kmemcheck_quarantine_add(struct kmem_cache *s, void *object);
 unsigned int kmemcheck_quarantine_length(void);
 bool kmemcheck_page_quarantine_add(struct page *page, unsigned int order);
 void kmemcheck_page_quarantine_remove(struct page *page, unsigned int order);
+
+/* track.c: kmemcheck.track=, what is tracked. */
+bool kmemcheck_track_slab(const struct kmem_cache *s);
+bool kmemcheck_track_object(const struct kmem_cache *s, unsigned long caller);
+bool kmemcheck_track_pages(void);
+bool kmemcheck_track_everything(void);
+int kmemcheck_track_set(const char *text);
+void __init kmemcheck_track_init(struct dentry *dir);
 
 /* report.c: recording in any context, printing later. */
 void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
@@ -124,7 +133,6 @@ void kmemcheck_report_counts_show(struct seq_file *seq);
 void kmemcheck_sites_show(struct seq_file *seq);
 
 /* hot.c: the caches and instructions that take the faults. */
-struct dentry;
 void __init kmemcheck_hot_init(struct dentry *dir);
 
 /* demo.c: a deliberate bug on request, to see kmemcheck at work. */

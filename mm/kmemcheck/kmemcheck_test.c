@@ -2674,6 +2674,155 @@ static void test_follow_bits_forgotten(struct kunit *test)
 	expect_follow_judged(test);
 }
 
+/* ===== kmemcheck.track= ===== */
+
+/* Did the case change the selection?  test_exit() restores everything. */
+static bool test_track_changed;
+
+static void test_track(struct kunit *test, const char *selection)
+{
+	test_track_changed = true;
+	KUNIT_ASSERT_EQ(test, kmemcheck_track_set(selection), 0);
+}
+
+/* Call sites of the slab allocator, in functions of their own. */
+static noinline u32 *track_alloc_selected(size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
+static noinline u32 *track_alloc_other(size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
+static void test_track_cache_selected(struct kunit *test)
+{
+	struct kmem_cache *c;
+	u32 *p;
+
+	test_track(test, "cache:kmemcheck_t?st");
+	c = test_cache_create(test, 32, 0, NULL);
+	p = kmem_cache_alloc(c, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_shadow(test, p, 32, KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(p[2]);
+	kmem_cache_free(c, p);
+	EXPECT_REPORT(test, UNINIT, test_track_cache_selected, 4, &p[2]);
+}
+
+/* A cache no term names gets no shadow at all. */
+static void test_track_cache_other(struct kunit *test)
+{
+	struct kmem_cache *c;
+	u32 *p;
+
+	test_track(test, "cache:kmemcheck_other,cache:kmemcheck_test_*");
+	c = test_cache_create(test, 32, 0, NULL);
+	p = kmem_cache_alloc(c, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of((unsigned long)p));
+	READ_ONCE(p[2]);
+	kmem_cache_free(c, p);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_track_func_selected(struct kunit *test)
+{
+	u32 *p;
+
+	test_track(test, "cache:kmemcheck_other,func:track_alloc_sel*");
+	p = track_alloc_selected(16);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_shadow(test, p, 16, KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(p[1]);
+	kfree(p);
+	EXPECT_REPORT(test, UNINIT, test_track_func_selected, 4, &p[1]);
+}
+
+/*
+ * An object allocated elsewhere, in a cache whose pages are tracked for
+ * the selected function: never checked, neither its uninitialized bytes
+ * nor, once freed, the object itself.
+ */
+static void test_track_func_other(struct kunit *test)
+{
+	u32 *p;
+
+	test_track(test, "cache:kmemcheck_other,func:track_alloc_sel*");
+	p = track_alloc_other(16);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_shadow(test, p, 16, KMEMCHECK_SHADOW_INITIALIZED);
+	READ_ONCE(p[1]);
+	kfree(p);
+	READ_ONCE(p[2]);
+	EXPECT_NO_REPORT(test);
+}
+
+/* The tests are built in: no module term selects what they allocate. */
+static void test_track_module_other(struct kunit *test)
+{
+	u32 *p;
+
+	test_track(test, "module:kmemcheck*");
+	p = track_alloc_selected(16);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	READ_ONCE(p[1]);
+	kfree(p);
+	EXPECT_NO_REPORT(test);
+}
+
+static void test_track_pages_selected(struct kunit *test)
+{
+	u32 *p;
+
+	test_track(test, "cache:kmemcheck_other,pages");
+	p = test_alloc_pages(test, GFP_KERNEL, 0);
+	expect_shadow(test, p, 16, KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(p[3]);
+	EXPECT_REPORT(test, UNINIT, test_track_pages_selected, 4, &p[3]);
+}
+
+static void test_track_pages_other(struct kunit *test)
+{
+	u32 *p;
+
+	test_track(test, "cache:kmemcheck_other");
+	p = test_alloc_pages(test, GFP_KERNEL, 0);
+	KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of((unsigned long)p));
+	READ_ONCE(p[3]);
+	EXPECT_NO_REPORT(test);
+}
+
+/* Bad selections are refused and leave the one in force. */
+static void test_track_parse(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"", ",", "cache:", "func:", "module:", "slab:x", "cache:a,",
+		"pages,cache", "all,bogus",
+		"cache:a,cache:b,cache:c,cache:d,cache:e,cache:f,cache:g,cache:h,"
+		"cache:i,cache:j,cache:k,cache:l,cache:m,cache:n,cache:o,cache:p,"
+		"cache:q",
+	};
+	unsigned int i;
+	u32 *p;
+
+	test_track(test, "cache:kmemcheck_other,func:track_alloc_sel*");
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, kmemcheck_track_set(bad[i]), -EINVAL,
+				    "selection \"%s\"", bad[i]);
+	/* The selection in force is still the first. */
+	p = track_alloc_other(16);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_shadow(test, p, 16, KMEMCHECK_SHADOW_INITIALIZED);
+	kfree(p);
+	KUNIT_EXPECT_EQ(test, kmemcheck_track_set("pages,all\n"), 0);
+	KUNIT_EXPECT_TRUE(test, kmemcheck_track_everything());
+	KUNIT_EXPECT_EQ(test, kmemcheck_track_set("cache:a*,func:b,module:c,pages\n"), 0);
+	KUNIT_EXPECT_FALSE(test, kmemcheck_track_everything());
+	EXPECT_NO_REPORT(test);
+}
+
 static int test_init(struct kunit *test)
 {
 	/* Skipped one by one: a suite_init cannot skip the suite. */
@@ -2688,6 +2837,7 @@ static int test_init(struct kunit *test)
 	test->priv = NULL;
 	test_cache = NULL;
 	test_pages_order = 0;
+	test_track_changed = false;
 	return 0;
 }
 
@@ -2699,6 +2849,8 @@ static void test_exit(struct kunit *test)
 		__free_pages(page, test_pages_order);
 	kmem_cache_destroy(test_cache);
 	test_cache = NULL;
+	if (test_track_changed)
+		KUNIT_EXPECT_EQ(test, kmemcheck_track_set("all"), 0);
 	WRITE_ONCE(kmemcheck_follow, saved_follow);
 	/* No report may leak into the next case. */
 	kmemcheck_report_flush();
@@ -2758,6 +2910,14 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uaf_page),
 	KUNIT_CASE(test_page_reused),
 	KUNIT_CASE(test_page_quarantine_expires),
+	KUNIT_CASE(test_track_cache_selected),
+	KUNIT_CASE(test_track_cache_other),
+	KUNIT_CASE(test_track_func_selected),
+	KUNIT_CASE(test_track_func_other),
+	KUNIT_CASE(test_track_module_other),
+	KUNIT_CASE(test_track_pages_selected),
+	KUNIT_CASE(test_track_pages_other),
+	KUNIT_CASE(test_track_parse),
 	KUNIT_CASE(test_quarantine_expires),
 	KUNIT_CASE(test_read_before_free),
 	KUNIT_CASE(test_uninit_read_u8),
