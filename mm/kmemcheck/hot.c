@@ -6,8 +6,10 @@
  * the slab caches whose pages take most of them and the instructions that
  * fault most, so that a developer can see where the time goes: a cache
  * whose objects keep bytes never written keeps its pages hidden for good,
- * and one that needs no checking can be made SLAB_NOTRACK.  Writing to the
- * file clears the counts.  A cache's name is copied when it first faults:
+ * and one that needs no checking can be made SLAB_NOTRACK.  Counting adds
+ * to every fault, so it starts only when the file is first written, or at
+ * boot with kmemcheck.hot=1; writing to the file clears the counts.  A
+ * cache's name is copied when it first faults:
  * a cache created at the address of one destroyed meanwhile is shown under
  * the old name until the counts are cleared.
  *
@@ -24,6 +26,7 @@
 #include <linux/init.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -31,6 +34,15 @@
 
 #include "../slab.h"
 #include "kmemcheck.h"
+
+#ifdef MODULE_PARAM_PREFIX
+#undef MODULE_PARAM_PREFIX
+#endif
+#define MODULE_PARAM_PREFIX "kmemcheck."
+
+/* Are faults counted?  Set at boot, or by the first write to the file. */
+static bool kmemcheck_hot_on __read_mostly;
+module_param_named(hot, kmemcheck_hot_on, bool, 0444);
 
 /*
  * A busy workload faults at a few thousand instructions, on pages of a
@@ -116,7 +128,7 @@ void kmemcheck_hot_fault(unsigned long ip, unsigned long addr)
 	struct slab *slab;
 	unsigned int i;
 
-	if (in_nmi())
+	if (!READ_ONCE(kmemcheck_hot_on) || in_nmi())
 		return;
 	local_irq_save(flags);
 	kmemcheck_hot_count(&kmemcheck_hot_insns, ip);
@@ -195,6 +207,8 @@ static void kmemcheck_hot_clear(struct kmemcheck_hot_table *t)
 
 static int hot_show(struct seq_file *seq, void *v)
 {
+	if (!READ_ONCE(kmemcheck_hot_on))
+		seq_puts(seq, "faults are not counted: write to this file to start\n");
 	kmemcheck_hot_show_table(seq, "cache", &kmemcheck_hot_caches);
 	kmemcheck_hot_show_table(seq, "instruction", &kmemcheck_hot_insns);
 	return 0;
@@ -213,6 +227,7 @@ static ssize_t hot_write(struct file *file, const char __user *buf,
 	local_irq_save(flags);
 	kmemcheck_hot_clear(&kmemcheck_hot_caches);
 	kmemcheck_hot_clear(&kmemcheck_hot_insns);
+	WRITE_ONCE(kmemcheck_hot_on, true);
 	local_irq_restore(flags);
 	return count;
 }

@@ -282,6 +282,7 @@ static bool kmemcheck_func_matches(const char *glob, unsigned long ip)
 	return match;
 }
 
+#ifdef CONFIG_MODULES
 static bool kmemcheck_module_matches(const char *glob, unsigned long ip)
 {
 	struct module *mod;
@@ -293,6 +294,12 @@ static bool kmemcheck_module_matches(const char *glob, unsigned long ip)
 	preempt_enable();
 	return match;
 }
+#else
+static bool kmemcheck_module_matches(const char *glob, unsigned long ip)
+{
+	return false;
+}
+#endif
 
 /* Does a func: or module: term of @t select the call site @ip? */
 static bool kmemcheck_site_selected(struct kmemcheck_track *t,
@@ -402,6 +409,7 @@ bool kmemcheck_track_everything(void)
 	return !rcu_access_pointer(kmemcheck_track_sel);
 }
 
+#ifdef CONFIG_MODULES
 /*
  * Module text is reused once a module is gone: forget every verdict when
  * one comes, so that none is of code that was at its address before.
@@ -428,6 +436,14 @@ static int kmemcheck_track_module_notify(struct notifier_block *nb,
 static struct notifier_block kmemcheck_track_module_nb = {
 	.notifier_call = kmemcheck_track_module_notify,
 };
+
+static void __init kmemcheck_track_modules_init(void)
+{
+	register_module_notifier(&kmemcheck_track_module_nb);
+}
+#else
+static inline void kmemcheck_track_modules_init(void) { }
+#endif
 
 /* === debugfs ============================================================= */
 
@@ -483,6 +499,6 @@ static const struct file_operations track_fops = {
 
 void __init kmemcheck_track_init(struct dentry *dir)
 {
-	register_module_notifier(&kmemcheck_track_module_nb);
+	kmemcheck_track_modules_init();
 	debugfs_create_file("track", 0600, dir, NULL, &track_fops);
 }

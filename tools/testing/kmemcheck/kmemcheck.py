@@ -50,6 +50,8 @@ from kmemcheck_tree import HarnessError, REPO  # noqa: E402
 KSTR_MODE = r'kmemcheck-harness: kernel\.kmemcheck={}\b'
 KSTR_BAD_PARAM = r"kmemcheck: unknown boot value 'kmemcheck=banana'"
 KSTR_BAD_FASTPATH = r"kmemcheck: unknown boot value 'kmemcheck.fastpath=7'"
+KSTR_BAD_TRACK = r"kmemcheck: kmemcheck.track: unknown term 'bogus:y'"
+KSTR_TRACK_IGNORED = r'kmemcheck: kmemcheck.track: ignored, tracking everything'
 KSTR_FASTPATH = r'kmemcheck-harness: fastpath={}$'
 # debugfs hot: a cache and an instruction that took faults.
 KSTR_HOT_CACHE = r'^ +[1-9][0-9]*  kmalloc-[0-9]+$'
@@ -169,6 +171,7 @@ class BootTest:
 	needs_nx: bool = False  # skipped where the kernel runs without NX
 	needs: str = ''  # a CONFIG_ symbol; skipped on kernels without it
 	kexec: bool = False  # the initramfs of kexec_initramfs()
+	module: str = ''  # a module source directory, built and put in /root
 
 
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
@@ -198,10 +201,28 @@ def try_param(name: str, value: str) -> str:
 		f'echo "kmemcheck-harness: {name} $r {value}, reads $(cat {path})"\n')
 
 
+TRACK_FILE = '/sys/kernel/debug/kmemcheck/track'
+SHOW_TRACK = f'echo "kmemcheck-harness: track=$(cat {TRACK_FILE})"\n'
+SHOW_TRACKING = ('grep -E "^(tracked pages|allocations not selected):" '
+		 '/sys/kernel/debug/kmemcheck/stats\n')
+
+
+def try_track(value: str) -> str:
+	"""Shell lines writing the selection @value to debugfs track."""
+	return (f'if echo "{value}" > {TRACK_FILE} 2>/dev/null; then r=took; else r=refused; fi; '
+		f'echo "kmemcheck-harness: track $r {value}, reads $(cat {TRACK_FILE})"\n')
+
+
 # kmemcheck.fault at run time: both values, then garbage is refused.
 FAULT_PARAM = try_param('fault', 'panic') + try_param('fault', 'banana') + \
 	try_param('fault', 'report')
 
+# debugfs hot counts nothing until written (or kmemcheck.hot=1): then it
+# does.  The file is read back after a few file system calls.
+HOT_FILE = '/sys/kernel/debug/kmemcheck/hot'
+HOT_ON_WRITE = (f'cat {HOT_FILE}; echo > {HOT_FILE}; ls -lR /sys/kernel/debug > /dev/null; '
+		f'cat {HOT_FILE}\n')
+KSTR_HOT_OFF = r'^faults are not counted: write to this file to start$'
 DEBUGFS = ('for f in stats reports hot; do echo "kmemcheck-harness: $f:"; '
 	   'cat /sys/kernel/debug/kmemcheck/$f; done\n')
 # The demo's infoleak twin: a read of only the initialized first byte of the
@@ -280,8 +301,9 @@ BOOT_TESTS = (
 		       r'^reports uninit-value: 0$', r'^faults by cache:$',
 		       r'^faults by instruction:$'],
 		 must_not=[KSTR_ANY_REPORT, KSTR_HOT_CACHE, KSTR_HOT_INSN]),
-	BootTest('boot-kmemcheck-1', 'kmemcheck=1', 1, SHOW_MODE + SYSCTL_ON + FAULT_PARAM,
-		 must=[KSTR_BOOT_MODE[1], KSTR_MODE.format(1),
+	BootTest('boot-kmemcheck-1', 'kmemcheck=1', 1,
+		 SHOW_MODE + SYSCTL_ON + FAULT_PARAM + HOT_ON_WRITE,
+		 must=[KSTR_BOOT_MODE[1], KSTR_MODE.format(1), KSTR_HOT_OFF, KSTR_HOT_INSN,
 		       r'kmemcheck-harness: fault took panic, reads panic$',
 		       r'kmemcheck-harness: fault refused banana, reads panic$',
 		       r'kmemcheck-harness: fault took report, reads report$',
@@ -297,11 +319,13 @@ BOOT_TESTS = (
 		       KSTR_FASTPATH.format(1)], max_reports=1),
 	# Bad values are refused with a message; the defaults stay.
 	BootTest('boot-kmemcheck-garbage',
-		 'kmemcheck=banana kmemcheck.fastpath=7 kmemcheck.quarantine=99999', 1,
-		 SHOW_MODE + SHOW_FASTPATH + SHOW_QUARANTINE,
+		 'kmemcheck=banana kmemcheck.fastpath=7 kmemcheck.quarantine=99999 '
+		 'kmemcheck.track=cache:x,bogus:y', 1,
+		 SHOW_MODE + SHOW_FASTPATH + SHOW_QUARANTINE + SHOW_TRACK,
 		 must=[KSTR_BAD_PARAM, KSTR_MODE.format(r'\d'), KSTR_BAD_FASTPATH,
 		       KSTR_FASTPATH.format(2), KSTR_BAD_QUARANTINE,
-		       KSTR_QUARANTINE.format(1024)]),
+		       KSTR_QUARANTINE.format(1024), KSTR_BAD_TRACK, KSTR_TRACK_IGNORED,
+		       r'^kmemcheck-harness: track=all$']),
 	BootTest('boot-smp2', 'kmemcheck=1', 2, SHOW_MODE + SHOW_CPUS,
 		 must=[KSTR_ONE_CPU, KSTR_MODE.format(1),
 		       r'kmemcheck-harness: cpus online=0$']),
@@ -311,7 +335,8 @@ BOOT_TESTS = (
 	# The demo's bugs, then what debugfs says about them.  The infoleak
 	# comes from user space (cat); the function in its title depends on
 	# where the copy is checked, so any function will do.
-	BootTest('demo', 'kmemcheck=1', 1, LEAK_TWIN + qemu.DEMO_SCENARIO + DEBUGFS,
+	BootTest('demo', 'kmemcheck=1 kmemcheck.hot=1', 1,
+		 LEAK_TWIN + qemu.DEMO_SCENARIO + DEBUGFS,
 		 must=[KSTR_UNINIT, KSTR_INFOLEAK,
 		       quiet_between('reading 1 byte', 'read 1 byte'),
 		       r'^tracked pages: [1-9]', r'^page faults: [1-9]',
@@ -348,6 +373,36 @@ BOOT_TESTS = (
 		       r'^kmemcheck-harness: hibernate rc=[1-9]\d*$',
 		       r'^kmemcheck-harness: [1-9]\d* meminfo lines$', KSTR_UNINIT, KSTR_INFOLEAK],
 		 reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$'], needs='CONFIG_HIBERNATION'),
+	# kmemcheck.track=: a cache no allocation comes from tracks nothing at
+	# all, and the demo's bugs go unseen.
+	BootTest('track-cache', 'kmemcheck=1 kmemcheck.track=cache:kmemcheck_none', 1,
+		 SHOW_TRACK + qemu.DEMO_SCENARIO + SHOW_TRACKING,
+		 must=[r'^kmemcheck-harness: track=cache:kmemcheck_none$',
+		       r'^tracked pages: 0$', r'^allocations not selected: [1-9]'],
+		 must_not=[KSTR_ANY_REPORT]),
+	# A function selection gives every slab a shadow and checks the
+	# objects its functions allocate: none at first, then, once debugfs
+	# selects the demo's uninit read, that bug and not the demo's infoleak,
+	# whose buffer demo_read() allocates.
+	BootTest('track-func', 'kmemcheck=1 kmemcheck.track=func:kmemcheck_none', 1,
+		 SHOW_TRACK + qemu.DEMO_SCENARIO + 'echo "kmemcheck-harness: demo done"\n' +
+		 try_track('bogus:x') + try_track('func:kmemcheck_demo_*') +
+		 qemu.DEMO_SCENARIO + SHOW_TRACKING + try_track('all'),
+		 must=[quiet_between('track=func:kmemcheck_none', 'demo done'),
+		       r'^kmemcheck-harness: track refused bogus:x, reads func:kmemcheck_none$',
+		       r'^kmemcheck-harness: track took func:kmemcheck_demo_\*, '
+		       r'reads func:kmemcheck_demo_\*$',
+		       r'^allocations not selected: [1-9]', KSTR_UNINIT,
+		       r'^kmemcheck-harness: track took all, reads all$'],
+		 reports=[DEMO_UNINIT]),
+	# A module selection: the module's bug, not the demo's (built in).
+	BootTest('track-module', 'kmemcheck=1 kmemcheck.track=module:kmemcheck_ex*', 1,
+		 'insmod /root/kmemcheck_example.ko\n'
+		 'echo "kmemcheck-harness: insmod rc=$?"\n' + qemu.DEMO_SCENARIO,
+		 must=[r'^kmemcheck-harness: insmod rc=0$',
+		       KSTR_UNINIT + r'kmemcheck_example_sum\+\S+ \[kmemcheck_example\]'],
+		 reports=[r'^uninit-value in kmemcheck_example_sum$'],
+		 module=os.path.join(REPO, tree.HARNESS_DIR, 'module')),
 	BootTest('kexec', 'kmemcheck=1', 1, KEXEC,
 		 must=[r'^kmemcheck-harness: kexec load rc=0$',
 		       r'^kmemcheck-harness: kexec: second kernel up$', KSTR_UNINIT, KSTR_INFOLEAK],
@@ -400,10 +455,12 @@ class Context:
 		config = tree._parse_fragment(os.path.join(self.obj, '.config'))
 		return self.machine.nx and config.get('CONFIG_X86_PAE') == 'y'
 
-	def initramfs(self, name: str, script: str) -> str:
+	def initramfs(self, name: str, script: str,
+		      add: Sequence[Tuple[str, str]] = ()) -> str:
 		debs = [d for d in tree.guest_debs(self.build_dir).values() if d]
 		return qemu.build_initramfs(
-			debs, script, os.path.join(self.build_dir, 'initramfs', f'{name}.cpio.gz'))
+			debs, script, os.path.join(self.build_dir, 'initramfs', f'{name}.cpio.gz'),
+			add=add)
 
 
 def user_obj_dir(build_dir: str, config: str, utree: str) -> str:
@@ -1035,6 +1092,17 @@ def kexec_initramfs(ctx: Context, t: BootTest) -> str:
 		add=[(ctx.kernel, '/root/bzImage'), (second, '/root/second.cpio.gz')])
 
 
+def boot_test_modules(ctx: Context, t: BootTest) -> List[Tuple[str, str]]:
+	"""The module of @t built against the kernel, as initramfs additions:
+	each .ko in /root."""
+	if not t.module:
+		return []
+	out = os.path.join(ctx.build_dir, 'modules', f'boot-{t.name}')
+	kos = tree.build_module(ctx.tree, ctx.obj, t.module, out, ctx.jobs,
+				os.path.join(ctx.logs, f'module-{t.name}.log'))
+	return [(ko, f'/root/{os.path.basename(ko)}') for ko in kos]
+
+
 def test_boots(ctx: Context, rep: Reporter, only: Optional[Sequence[str]] = None) -> None:
 	"""The BOOT_TESTS and their CONSOLE_TESTS, or those named in @only."""
 	for t in BOOT_TESTS:
@@ -1053,7 +1121,10 @@ def test_boots(ctx: Context, rep: Reporter, only: Optional[Sequence[str]] = None
 			rep.report(Result(name, None, f'needs {t.needs}, which the {ctx.config} '
 					  f'config does not have (see pae/)'))
 			continue
-		initrd = kexec_initramfs(ctx, t) if t.kexec else ctx.initramfs(t.name, t.script)
+		if t.kexec:
+			initrd = kexec_initramfs(ctx, t)
+		else:
+			initrd = ctx.initramfs(t.name, t.script, boot_test_modules(ctx, t))
 		res = qemu.boot(ctx.kernel, initrd, f'kunit.enable=0 {t.cmdline}', t.smp,
 				t.timeout, os.path.join(ctx.logs, f'{t.name}.log'),
 				mach=ctx.machine)

@@ -100,4 +100,8 @@ int kmemcheck_decode(struct pt_regs *regs, struct kmemcheck_insn *out);
 int kmemcheck_decode_at(struct pt_regs *regs, u8 *buf, struct insn *insn,
 			struct kmemcheck_insn *out);
 
+/* decode_cache.c: the same, with the decodes of recent faults kept. */
+int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
+			    struct kmemcheck_insn *out);
+
 #endif /* _ARCH_X86_MM_KMEMCHECK_DECODE_H */

@@ -416,7 +416,7 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
 	kmemcheck_hot_fault(regs->ip, address);
 
-	if (kmemcheck_decode_at(regs, buf, &raw, &insn)) {
+	if (kmemcheck_decode_cached(regs, buf, &raw, &insn)) {
 		kmemcheck_unknown_insn(regs);
 		insn.nr = 0;
 	}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck: decoded instructions kept by address
+ *
+ * A workload takes its faults at a few thousand instructions, over and
+ * over, and decoding one costs the in-tree decoder some hundreds of
+ * instructions.  The last decode of each address is kept in a small
+ * direct-mapped table; it is used only while the bytes at the address are
+ * still those it was decoded from, so text patched or reused since
+ * (alternatives, kprobes, module text) is decoded afresh.
+ *
+ * The table is written by the page fault handler, which runs with
+ * interrupts off; NMI-like contexts (NMIs, the debug trap of a step) may
+ * interrupt it halfway, so they neither read nor write it.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <linux/compiler.h>
+#include <linux/hardirq.h>
+#include <linux/hash.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <asm/insn.h>
+#include <asm/ptrace.h>
+
+#include "decode.h"
+
+#define KMEMCHECK_DECODED_BITS	8
+
+struct kmemcheck_decoded {
+	unsigned long ip;		/* 0: empty, or being written */
+	struct insn insn;
+	u8 bytes[MAX_INSN_SIZE];	/* the first insn.length are valid */
+};
+
+static struct kmemcheck_decoded kmemcheck_decoded[BIT(KMEMCHECK_DECODED_BITS)];
+
+/*
+ * Is the decode kept in @d that of the instruction at @ip?  Its bytes are
+ * read into @buf.
+ */
+static bool kmemcheck_decoded_valid(const struct kmemcheck_decoded *d,
+				    unsigned long ip, u8 *buf)
+{
+	unsigned int len = d->insn.length;
+
+	return d->ip == ip && len && len <= MAX_INSN_SIZE &&
+	       !copy_from_kernel_nofault(buf, (void *)ip, len) &&
+	       !memcmp(buf, d->bytes, len);
+}
+
+/**
+ * kmemcheck_decode_cached() - kmemcheck_decode_at(), from the table if it can
+ * @regs:	registers at the instruction
+ * @buf:	MAX_INSN_SIZE bytes for its bytes
+ * @insn:	where to decode it
+ * @out:	its memory accesses
+ *
+ * Return: as kmemcheck_decode_at().
+ */
+int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
+			    struct kmemcheck_insn *out)
+{
+	unsigned long ip = regs->ip;
+	struct kmemcheck_decoded *d;
+	int ret;
+
+	if (in_nmi())
+		return kmemcheck_decode_at(regs, buf, insn, out);
+	d = &kmemcheck_decoded[hash_long(ip, KMEMCHECK_DECODED_BITS)];
+	if (kmemcheck_decoded_valid(d, ip, buf)) {
+		*insn = d->insn;
+		/* The decoder's pointers are into the buffer it was given. */
+		insn->kaddr = buf;
+		insn->end_kaddr = buf + insn->length;
+		insn->next_byte = buf + insn->length;
+		memset(out, 0, sizeof(*out));
+		return kmemcheck_decode_insn(insn, regs, out);
+	}
+	ret = kmemcheck_decode_at(regs, buf, insn, out);
+	if (ret)
+		return ret;
+	WRITE_ONCE(d->ip, 0);
+	barrier();
+	d->insn = *insn;
+	memcpy(d->bytes, buf, insn->length);
+	barrier();
+	WRITE_ONCE(d->ip, ip);
+	return 0;
+}
