@@ -36,6 +36,7 @@
 #define pr_fmt(fmt) "kmemcheck: " fmt
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/debugfs.h>
 #include <linux/glob.h>
 #include <linux/hash.h>
@@ -69,7 +70,7 @@
  * a site that finds no room is judged again at its next allocation.
  */
 #define KMEMCHECK_TRACK_MEMO_BITS	9
-#define KMEMCHECK_TRACK_MEMO		(1U << KMEMCHECK_TRACK_MEMO_BITS)
+#define KMEMCHECK_TRACK_MEMO		BIT(KMEMCHECK_TRACK_MEMO_BITS)
 #define KMEMCHECK_TRACK_PROBES		8
 
 enum kmemcheck_track_kind {
@@ -169,8 +170,11 @@ static int kmemcheck_track_parse(struct kmemcheck_track *t, const char *text)
 		t->nr_terms++;
 	}
 	if (all) {
+		memset(t->term, 0, sizeof(t->term));
 		t->nr_terms = 0;
-		t->pages = t->sites = t->caches = false;
+		t->pages = false;
+		t->sites = false;
+		t->caches = false;
 	} else if (!t->nr_terms && !t->pages) {
 		pr_warn("kmemcheck.track: empty selection (use 'all' to track everything)\n");
 		return -EINVAL;

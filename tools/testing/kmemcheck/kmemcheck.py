@@ -10,6 +10,7 @@
   kmemcheck.py test      host tests, KUnit and boot scenarios
   kmemcheck.py export    the subsystem as a git format-patch series
   kmemcheck.py bench     cost of kmemcheck off and on (many boots)
+  kmemcheck.py profile   instructions of a kmemcheck fault, by function (gdb)
   kmemcheck.py stress    stress-ng under kmemcheck, machinery stressed
 
 Everything lives under --build-dir (default <repo>/build).
@@ -38,6 +39,7 @@ import kmemcheck_ktap as ktap  # noqa: E402
 import kmemcheck_bench as bench  # noqa: E402
 import kmemcheck_qemu as qemu  # noqa: E402
 import kmemcheck_ksuites as ksuites  # noqa: E402
+import kmemcheck_profile as profile  # noqa: E402
 import kmemcheck_lint as lint  # noqa: E402
 import kmemcheck_stress as stress  # noqa: E402
 import kmemcheck_titles as titles  # noqa: E402
@@ -1720,6 +1722,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	p.add_argument('--out', default=None,
 		       help='directory for the patches (default: <build-dir>/export)')
 	bench.register(sub, common)
+	profile.register(sub, common)
 	p = sub.add_parser('stress', parents=[common],
 			   help='stress-ng under kmemcheck, NMIs, ftrace, fault injection')
 	p.add_argument('--duration', type=int, default=10,
@@ -1739,15 +1742,20 @@ COMMANDS = {
 	'build': cmd_build, 'run': cmd_run, 'lint': cmd_lint, 'test': cmd_test,
 	'export': cmd_export,
 	'bench': bench.cmd_bench,
+	'profile': profile.cmd_profile,
 	'stress': cmd_stress,
 }
+
+# Commands that run beside the others: profile builds nothing (at most
+# the missing bench module) and writes only <build-dir>/profile/.
+UNLOCKED = ('profile',)
 
 
 def main(argv: Sequence[str]) -> int:
 	args = parse_args(argv)
 	ctx = make_context(args)
 	try:
-		lock = tree.lock_build_dir(ctx.build_dir)
+		lock = None if args.command in UNLOCKED else tree.lock_build_dir(ctx.build_dir)
 		tree.check_deps(ctx.build_dir, command=args.command)
 		return COMMANDS[args.command](ctx, args)
 	except HarnessError as e:

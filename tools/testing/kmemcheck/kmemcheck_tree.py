@@ -88,6 +88,7 @@ HOST_DEPS = (
 	('perl', 'perl'),
 	('sphinx-build', 'python3-sphinx'),
 	('/usr/lib/python3/dist-packages/yaml', 'python3-yaml'),
+	('gdb', 'gdb'),
 )
 # What each subcommand needs, by the probes of HOST_DEPS: a group of them,
 # and whether the guest userland (busybox; stress-ng) must be fetched.
@@ -97,6 +98,7 @@ DEP_GROUPS: Dict[str, Tuple[str, ...]] = {
 		  'gcc', 'make', 'objdump'),
 	'boot': ('qemu-system-i386', 'cpio', 'gzip', 'dpkg-deb'),
 	'lint': ('sparse', 'sphinx-build', '/usr/lib/python3/dist-packages/yaml'),
+	'gdb': ('gdb',),
 }
 ALL_DEPS = ('tree', 'build', 'boot', 'lint')
 # command: (groups, busybox, stress-ng)
@@ -111,6 +113,8 @@ COMMAND_DEPS: Dict[str, Tuple[Tuple[str, ...], bool, bool]] = {
 	'test': (ALL_DEPS, True, True),
 	'bench': (('tree', 'build', 'boot'), True, True),
 	'stress': (('tree', 'build', 'boot'), True, True),
+	# The build tools only for the bench module, when it is missing.
+	'profile': (('build', 'boot', 'gdb'), True, False),
 }
 GUEST_DEBS = ('busybox-static',)
 # The kexec boot's userland on top of busybox (fetched when it runs).
