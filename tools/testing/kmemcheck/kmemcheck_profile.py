@@ -525,4 +525,3 @@ def register(sub, common) -> None:
 		       help='more kernel parameters, e.g. kmemcheck.fastpath=0')
 	p.add_argument('--timeout', type=float, default=DEFAULT_TIMEOUT,
 		       help='seconds for the whole run (default: %(default)s)')
-
