@@ -26,13 +26,20 @@ static int *kmemcheck_example_alloc(void)
 		      kmalloc(NR_WORDS * sizeof(int), GFP_KERNEL);
 }
 
-/* Only the first half is written: the sum reads the other half. */
+/*
+ * Only the first half is written: the sum reads the other half, and
+ * decides on it here (which words to add), where kmemcheck reports it.
+ */
 static noinline int kmemcheck_example_sum(int *words)
 {
 	int i, sum = 0;
 
-	for (i = 0; i < NR_WORDS; i++)
-		sum += READ_ONCE(words[i]);
+	for (i = 0; i < NR_WORDS; i++) {
+		int w = READ_ONCE(words[i]);
+
+		if (w > 0)
+			sum += w;
+	}
 	return sum;
 }
 
