@@ -111,6 +111,7 @@ bool kmemcheck_page_quarantine_add(struct page *page, unsigned int order);
 void kmemcheck_page_quarantine_remove(struct page *page, unsigned int order);
 
 /* track.c: kmemcheck.track=, what is tracked. */
+#define KMEMCHECK_TRACK_TERMS	16	/* terms of one selection, at most */
 bool kmemcheck_track_slab(const struct kmem_cache *s);
 bool kmemcheck_track_object(const struct kmem_cache *s, unsigned long caller);
 bool kmemcheck_track_pages(void);

@@ -2804,7 +2804,7 @@ static void test_track_parse(struct kunit *test)
 		"", ",", "cache:", "func:", "module:", "slab:x", "cache:a,",
 		"pages,cache", "all,bogus",
 	};
-	char many[17 * 8];
+	char many[(KMEMCHECK_TRACK_TERMS + 1) * sizeof(",cache:x")];
 	unsigned int i;
 	size_t len = 0;
 	u32 *p;
@@ -2814,7 +2814,7 @@ static void test_track_parse(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, kmemcheck_track_set(bad[i]), -EINVAL,
 				    "selection \"%s\"", bad[i]);
 	/* One term more than a selection takes. */
-	for (i = 0; i < 17; i++)
+	for (i = 0; i <= KMEMCHECK_TRACK_TERMS; i++)
 		len += scnprintf(many + len, sizeof(many) - len, "%scache:%c",
 				 i ? "," : "", 'a' + i);
 	KUNIT_EXPECT_EQ(test, kmemcheck_track_set(many), -EINVAL);

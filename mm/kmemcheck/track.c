@@ -60,8 +60,7 @@
 #endif
 #define MODULE_PARAM_PREFIX "kmemcheck."
 
-/* Terms of a selection, and the bytes of its text. */
-#define KMEMCHECK_TRACK_TERMS	16
+/* The bytes of a selection's text; its terms are KMEMCHECK_TRACK_TERMS. */
 #define KMEMCHECK_TRACK_LEN	256
 
 /*
