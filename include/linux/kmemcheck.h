@@ -51,8 +51,9 @@ void __kmemcheck_page_reused(struct page *page, unsigned int order);
 void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
 				  unsigned int order, gfp_t gfp);
 void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init,
-			    unsigned long caller);
+			    unsigned int size, unsigned long caller);
 void __kmemcheck_slab_free(struct kmem_cache *s, void *object);
+void __kmemcheck_slab_ksize(const void *object, size_t size);
 
 /**
  * kmemcheck_alloc_pages() - start tracking pages from the page allocator
@@ -130,19 +131,24 @@ static __always_inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
  * @s:		the object's cache
  * @object:	the object
  * @init:	whether the allocator zeroed it (__GFP_ZERO, init_on_alloc)
+ * @size:	the size asked for: kmalloc()'s, or the cache's object size
  * @caller:	address of the call to the slab allocator, which
  *		kmemcheck.track= may select by function or module
  *
  * The object becomes uninitialized, or initialized when @init or when
- * kmemcheck.track= does not select it.  Objects of caches with a
- * constructor keep their state: the constructor wrote them.
+ * kmemcheck.track= does not select it.  Its bytes past @size, the slack
+ * of a kmalloc() rounded up to its cache, stay unallocated: they do not
+ * keep the page hidden, and a read of them, while it is, counts as one of
+ * uninitialized bytes.  Objects of caches with a constructor keep their
+ * state: the constructor wrote them.
  */
 static __always_inline void kmemcheck_slab_alloc(struct kmem_cache *s,
 						 void *object, bool init,
+						 unsigned int size,
 						 unsigned long caller)
 {
 	if (kmemcheck_enabled() && object)
-		__kmemcheck_slab_alloc(s, object, init, caller);
+		__kmemcheck_slab_alloc(s, object, init, size, caller);
 }
 
 /**
@@ -322,6 +328,21 @@ void kmemcheck_disable_current(void);
 void kmemcheck_enable_current(void);
 
 /**
+ * kmemcheck_slab_ksize() - note that ksize() gave a caller an object's slack
+ * @object:	a live object
+ * @size:	what ksize() returned
+ *
+ * The slack of an object, unallocated until now, becomes uninitialized:
+ * the caller may write it, and does, through krealloc() for one.
+ */
+static __always_inline void kmemcheck_slab_ksize(const void *object,
+						 size_t size)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_slab_ksize(object, size);
+}
+
+/**
  * kmemcheck_slab_store_freeptr() - note SLUB's store of a free pointer
  * @freeptr:	where the free pointer goes, in a free object
  * @size:	its size
@@ -437,8 +458,11 @@ static inline void kmemcheck_slab_alloc_pages(struct kmem_cache *s,
 					      struct page *page,
 					      unsigned int order, gfp_t gfp) { }
 static inline void kmemcheck_slab_alloc(struct kmem_cache *s, void *object,
-					bool init, unsigned long caller) { }
+					bool init, unsigned int size,
+					unsigned long caller) { }
 static inline void kmemcheck_slab_free(struct kmem_cache *s, void *object) { }
+static inline void kmemcheck_slab_ksize(const void *object,
+					size_t size) { }
 static inline void kmemcheck_slab_store_freeptr(void *freeptr,
 						size_t size) { }
 static inline void kmemcheck_handle_dma(struct page *page, size_t offset,

@@ -304,7 +304,7 @@ void __kmemcheck_slab_alloc_pages(struct kmem_cache *s, struct page *page,
 }
 
 void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init,
-			    unsigned long caller)
+			    unsigned int size, unsigned long caller)
 {
 	unsigned long addr = (unsigned long)object;
 
@@ -321,9 +321,21 @@ void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init,
 			kmemcheck_origin_set(addr, KMEMCHECK_ORIGIN_NONE, 0);
 		return;
 	}
-	kmemcheck_shadow_set(addr, s->object_size,
-			     init ? KMEMCHECK_SHADOW_INITIALIZED :
-				    KMEMCHECK_SHADOW_UNINITIALIZED);
+	if (init || size >= s->object_size || !kmemcheck_slack_known(s)) {
+		kmemcheck_shadow_set(addr, s->object_size,
+				     init ? KMEMCHECK_SHADOW_INITIALIZED :
+					    KMEMCHECK_SHADOW_UNINITIALIZED);
+	} else {
+		/*
+		 * The slack past the size asked for is never written: were
+		 * it uninitialized, it would keep the page hidden for as
+		 * long as the object lives, and every access to its
+		 * neighbours would fault.
+		 */
+		kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_UNINITIALIZED);
+		kmemcheck_shadow_set(addr + size, s->object_size - size,
+				     KMEMCHECK_SHADOW_UNALLOCATED);
+	}
 	/* Allocations happen in any context: never reclaim nor wake kswapd. */
 	kmemcheck_origin_alloc(addr, s->object_size, 0);
 }
@@ -359,6 +371,14 @@ void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
 			     KMEMCHECK_SHADOW_FREED);
 	kmemcheck_origin_free((unsigned long)object, s->object_size);
 	kmemcheck_quarantine_add(s, object);
+}
+
+void __kmemcheck_slab_ksize(const void *object, size_t size)
+{
+	struct slab *slab = virt_to_slab(object);
+
+	if (slab && kmemcheck_slack_known(slab->slab_cache))
+		kmemcheck_shadow_claim((unsigned long)object, size);
 }
 
 static bool kmemcheck_find_bad(unsigned long addr, size_t size,

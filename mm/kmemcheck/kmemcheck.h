@@ -81,12 +81,14 @@ enum kmemcheck_sink {
 /* shadow.c: the per-byte state of tracked pages. */
 u8 *kmemcheck_shadow_of(unsigned long addr);
 bool kmemcheck_fastpath_objects(void);
+bool kmemcheck_slack_known(const struct kmem_cache *s);
 u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
 void kmemcheck_shadow_free(struct page *page, unsigned int nr);
 void kmemcheck_shadow_set(unsigned long addr, size_t size,
 			  enum kmemcheck_shadow state);
 void kmemcheck_shadow_expire(unsigned long addr, size_t size);
+void kmemcheck_shadow_claim(unsigned long addr, size_t size);
 void kmemcheck_shadow_set_pages(struct page *page, unsigned int nr,
 				enum kmemcheck_shadow state);
 char kmemcheck_shadow_letter(const u8 *shadow);

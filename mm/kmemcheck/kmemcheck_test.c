@@ -501,6 +501,118 @@ static void test_init_written(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/*
+ * kmalloc(4000) is an object of kmalloc-4096 alone in its page; its last
+ * 96 bytes are the slack, never asked for.  Not inlined: reports name it
+ * in the allocation stack.
+ */
+#define TEST_SLACK_SIZE		4000
+#define TEST_SLACK_CACHE	4096
+
+static noinline u8 *test_alloc_slack(struct kunit *test, gfp_t gfp)
+{
+	u8 *p = kmalloc(TEST_SLACK_SIZE, gfp);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* Not ksize(): it would hand the slack over (test_*_krealloc_*). */
+	if (kmalloc_size_roundup(TEST_SLACK_SIZE) != TEST_SLACK_CACHE ||
+	    offset_in_page(p)) {
+		kfree(p);
+		kunit_skip(test, "kmalloc(%d) is not alone in its page",
+			   TEST_SLACK_SIZE);
+	}
+	/* The slack is read on purpose. */
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/*
+ * The slack is unallocated, so that it keeps no page hidden, but read
+ * while the page is hidden it is uninitialized to the object's user, and
+ * reported as such, with the allocation stack.
+ */
+static void test_uninit_kmalloc_slack(struct kunit *test)
+{
+	u8 *p = test_alloc_slack(test, GFP_KERNEL);
+	u32 *slack = (u32 *)(p + TEST_SLACK_SIZE);
+
+	expect_shadow(test, p, TEST_SLACK_SIZE, KMEMCHECK_SHADOW_UNINITIALIZED);
+	expect_shadow(test, slack, TEST_SLACK_CACHE - TEST_SLACK_SIZE,
+		      KMEMCHECK_SHADOW_UNALLOCATED);
+	test_memset(p, 0, 3000);
+	READ_ONCE(*slack);
+	kfree(p);
+	EXPECT_REPORT(test, UNINIT, test_uninit_kmalloc_slack, 4, slack,
+		      .bytes = "Bytes 3000-4095 of 4096 are uninitialized",
+		      .origin = test_alloc_slack);
+}
+
+/*
+ * The twin: every byte asked for written, the page rests, slack and all,
+ * and reads of the object are not checked, nor reported.
+ */
+static void test_init_kmalloc_slack(struct kunit *test)
+{
+	u8 *p = test_alloc_slack(test, GFP_KERNEL);
+
+	KUNIT_EXPECT_FALSE(test, kmemcheck_page_may_rest((unsigned long)p));
+	test_memset(p, 0, TEST_SLACK_SIZE);
+	KUNIT_EXPECT_EQ(test, kmemcheck_page_may_rest((unsigned long)p),
+			kmemcheck_fastpath_objects());
+	READ_ONCE(*(u32 *)(p + TEST_SLACK_SIZE - 4));
+	kfree(p);
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * krealloc() into the slack keeps the object, and the bytes it adds are
+ * uninitialized, even when the page rested: ksize() claimed the slack.
+ */
+static void test_uninit_krealloc_slack(struct kunit *test)
+{
+	u8 *p = test_alloc_slack(test, GFP_KERNEL);
+	u8 *q;
+
+	test_memset(p, 0, TEST_SLACK_SIZE);
+	q = krealloc(p, TEST_SLACK_SIZE + 8, GFP_KERNEL);
+	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	expect_shadow(test, q + TEST_SLACK_SIZE, 8,
+		      KMEMCHECK_SHADOW_UNINITIALIZED);
+	READ_ONCE(*(u32 *)(q + TEST_SLACK_SIZE));
+	kfree(q);
+	EXPECT_REPORT(test, UNINIT, test_uninit_krealloc_slack, 4,
+		      q + TEST_SLACK_SIZE);
+}
+
+/* The twin: the bytes krealloc() added, once written, are initialized. */
+static void test_init_krealloc_slack(struct kunit *test)
+{
+	u8 *p = test_alloc_slack(test, GFP_KERNEL);
+	u8 *q;
+
+	test_memset(p, 0, TEST_SLACK_SIZE);
+	q = krealloc(p, TEST_SLACK_SIZE + 8, GFP_KERNEL);
+	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	WRITE_ONCE(*(u32 *)(q + TEST_SLACK_SIZE), 1);
+	WRITE_ONCE(*(u32 *)(q + TEST_SLACK_SIZE + 4), 1);
+	expect_shadow(test, q + TEST_SLACK_SIZE, 8,
+		      KMEMCHECK_SHADOW_INITIALIZED);
+	READ_ONCE(*(u32 *)(q + TEST_SLACK_SIZE));
+	kfree(q);
+	EXPECT_NO_REPORT(test);
+}
+
+/* A kzalloc() is zeroed whole: its slack is initialized, not unallocated. */
+static void test_init_kzalloc_slack(struct kunit *test)
+{
+	u8 *p = test_alloc_slack(test, GFP_KERNEL | __GFP_ZERO);
+
+	expect_shadow(test, p, TEST_SLACK_CACHE, KMEMCHECK_SHADOW_INITIALIZED);
+	READ_ONCE(*(u32 *)(p + TEST_SLACK_SIZE));
+	kfree(p);
+	EXPECT_NO_REPORT(test);
+}
+
 /* ===== kmem_cache ===== */
 
 static void test_ctor(void *object)
@@ -2894,6 +3006,11 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uninit_kmalloc),
 	KUNIT_CASE(test_init_kzalloc),
 	KUNIT_CASE(test_init_written),
+	KUNIT_CASE(test_uninit_kmalloc_slack),
+	KUNIT_CASE(test_init_kmalloc_slack),
+	KUNIT_CASE(test_uninit_krealloc_slack),
+	KUNIT_CASE(test_init_krealloc_slack),
+	KUNIT_CASE(test_init_kzalloc_slack),
 	KUNIT_CASE(test_init_memcache_ctor),
 	KUNIT_CASE(test_uninit_memcache),
 	KUNIT_CASE(test_notrack_memcache),

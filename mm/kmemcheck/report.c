@@ -344,11 +344,12 @@ static void kmemcheck_fill_object(struct kmemcheck_record *r)
 	r->object_size = s->object_size;
 }
 
+/* The state of a byte as the checks see it: slack is uninitialized. */
 static u8 kmemcheck_state_at(unsigned long addr)
 {
 	u8 *shadow = kmemcheck_shadow_of(addr);
 
-	return shadow ? kmemcheck_shadow_state(shadow) :
+	return shadow ? kmemcheck_shadow_checked(addr, shadow) :
 			KMEMCHECK_SHADOW_INITIALIZED;
 }
 

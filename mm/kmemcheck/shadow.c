@@ -24,6 +24,9 @@
  * free object stays right while its page rests, and a read of it is checked
  * whenever the page is hidden.  Constructors write free objects unseen:
  * unallocated bytes of their caches' pages are not checked in this mode.
+ * The slack of a kmalloc() object, never written by correct code, is
+ * unallocated too, or it would keep the page hidden for the object's life;
+ * it is checked as uninitialized (kmemcheck_shadow_checked()).
  *
  * A state takes two bits of its shadow byte.  The six spare bits of the
  * first shadow bytes of an allocation carry the stack depot handles of its
@@ -117,12 +120,47 @@ static int kmemcheck_keeps_hidden(u8 state)
 }
 
 /**
+ * kmemcheck_slack_known() - can the slack of an object of @s be told?
+ * @s:		a slab cache
+ *
+ * The slack of an allocated object (its bytes past the size kmalloc() was
+ * asked for) is left unallocated, and told from the unallocated bytes of
+ * a free object by the object's first byte, which is never unallocated
+ * nor freed in an allocated object.  In a free one it is, unless SLUB keeps
+ * its free pointer there, or a constructor wrote it.
+ *
+ * Return: true if objects of @s may have their slack left unallocated.
+ */
+bool kmemcheck_slack_known(const struct kmem_cache *s)
+{
+	return s->offset && !s->ctor;
+}
+
+/* Is the unallocated byte at @addr, in @slab, the slack of an object? */
+static bool kmemcheck_in_slack(const struct slab *slab, unsigned long addr)
+{
+	const struct kmem_cache *s = slab->slab_cache;
+	unsigned long offset = (addr - (unsigned long)slab_address(slab)) %
+			       s->size;
+	u8 *first;
+
+	if (offset >= s->object_size || !kmemcheck_slack_known(s))
+		return false;
+	first = kmemcheck_shadow_of(addr - offset);
+	return first &&
+	       (kmemcheck_shadow_state(first) == KMEMCHECK_SHADOW_UNINITIALIZED ||
+		kmemcheck_shadow_state(first) == KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+/**
  * kmemcheck_shadow_checked() - the state a read of a byte is checked against
  * @addr:	the byte
  * @shadow:	its shadow byte
  *
- * Objects of a cache with a constructor are not marked when allocated: the
- * bytes the constructor never wrote stay unallocated.  With
+ * The slack of an allocated object is unallocated, so that it does not
+ * keep the page hidden; to its user it is uninitialized, and is checked
+ * as such.  Objects of a cache with a constructor are not marked when
+ * allocated: the bytes the constructor never wrote stay unallocated.  With
  * kmemcheck.fastpath=2 the constructor may even have written free objects
  * while their page rested, unseen: unallocated bytes of such a page count
  * as initialized.  Otherwise they count as what they are to the object's
@@ -138,8 +176,11 @@ u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow)
 	if (state != KMEMCHECK_SHADOW_UNALLOCATED)
 		return state;
 	slab = virt_to_slab((void *)addr);
-	if (!slab || !slab->slab_cache->ctor)
+	if (!slab)
 		return state;
+	if (!slab->slab_cache->ctor)
+		return kmemcheck_in_slack(slab, addr) ?
+		       KMEMCHECK_SHADOW_UNINITIALIZED : state;
 	return kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS ?
 	       KMEMCHECK_SHADOW_INITIALIZED : KMEMCHECK_SHADOW_UNINITIALIZED;
 }
@@ -375,6 +416,20 @@ void kmemcheck_shadow_expire(unsigned long addr, size_t size)
 {
 	kmemcheck_shadow_replace(addr, size, BIT(KMEMCHECK_SHADOW_FREED),
 				 KMEMCHECK_SHADOW_UNALLOCATED);
+}
+
+/**
+ * kmemcheck_shadow_claim() - make the unallocated bytes of a range uninitialized
+ * @addr:	first byte
+ * @size:	number of bytes
+ *
+ * For the slack of an object handed to its user by ksize(): bytes in
+ * other states, written already or not, are left alone.
+ */
+void kmemcheck_shadow_claim(unsigned long addr, size_t size)
+{
+	kmemcheck_shadow_replace(addr, size, BIT(KMEMCHECK_SHADOW_UNALLOCATED),
+				 KMEMCHECK_SHADOW_UNINITIALIZED);
 }
 
 /**
