@@ -210,6 +210,7 @@ static __always_inline void kmemcheck_handle_dma_sg(struct scatterlist *sg,
 }
 
 void __kmemcheck_mark_unallocated(const void *address, size_t size);
+void __kmemcheck_mark_slack(const void *address, size_t size);
 void __kmemcheck_mark_uninitialized(const void *address, size_t size);
 void __kmemcheck_mark_initialized(const void *address, size_t size);
 void __kmemcheck_mark_freed(const void *address, size_t size);
@@ -232,6 +233,25 @@ static __always_inline void kmemcheck_mark_unallocated(const void *address,
 {
 	if (kmemcheck_enabled())
 		__kmemcheck_mark_unallocated(address, size);
+}
+
+/**
+ * kmemcheck_mark_slack() - mark bytes of an object that are never written
+ * @address:	first byte, in a slab object
+ * @size:	number of bytes
+ *
+ * For the unused tail of an array inside an object, such as the inline
+ * name of a dentry: like the slack of a kmalloc() object, the bytes keep
+ * no page hidden, and a read of them while it is hidden is checked as one
+ * of uninitialized bytes.  The bytes stay uninitialized if the object's
+ * cache cannot tell slack from free bytes (it has a constructor, or keeps
+ * its free pointer first); a write makes them initialized, as any.
+ */
+static __always_inline void kmemcheck_mark_slack(const void *address,
+						 size_t size)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_mark_slack(address, size);
 }
 
 /**
@@ -472,6 +492,8 @@ static inline void kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
 					   enum dma_data_direction dir) { }
 static inline void kmemcheck_mark_unallocated(const void *address,
 					      size_t size) { }
+static inline void kmemcheck_mark_slack(const void *address,
+					size_t size) { }
 static inline void kmemcheck_mark_uninitialized(const void *address,
 						size_t size) { }
 static inline void kmemcheck_mark_initialized(const void *address,

@@ -457,6 +457,21 @@ void __kmemcheck_mark_unallocated(const void *address, size_t size)
 EXPORT_SYMBOL_GPL(__kmemcheck_mark_unallocated);
 
 /**
+ * __kmemcheck_mark_slack() - mark bytes of an object that are never written
+ * @address:	first byte, in a slab object
+ * @size:	number of bytes
+ */
+void __kmemcheck_mark_slack(const void *address, size_t size)
+{
+	struct slab *slab = virt_to_slab(address);
+
+	if (size && slab && kmemcheck_slack_known(slab->slab_cache))
+		kmemcheck_shadow_set((unsigned long)address, size,
+				     KMEMCHECK_SHADOW_UNALLOCATED);
+}
+EXPORT_SYMBOL_GPL(__kmemcheck_mark_slack);
+
+/**
  * __kmemcheck_mark_uninitialized() - mark memory as never written
  * @address:	first byte
  * @size:	number of bytes

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemcheck debugfs interface: /sys/kernel/debug/kmemcheck/stats and
- * reports (hot.c, track.c and demo.c add their own files).
+ * reports (hot.c, hidden.c, track.c and demo.c add their own files).
  *
  * Copyright (C) 2026 The kmemcheck authors
  */
@@ -71,6 +71,7 @@ static int __init kmemcheck_debugfs_init(void)
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
 	debugfs_create_file("reports", 0444, dir, NULL, &reports_fops);
 	kmemcheck_hot_init(dir);
+	kmemcheck_hidden_init(dir);
 	kmemcheck_track_init(dir);
 	kmemcheck_demo_init(dir);
 	return 0;

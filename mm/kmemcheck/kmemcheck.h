@@ -138,6 +138,17 @@ void kmemcheck_sites_show(struct seq_file *seq);
 /* hot.c: the caches and instructions that take the faults. */
 void __init kmemcheck_hot_init(struct dentry *dir);
 
+/* hidden.c: what keeps tracked pages from resting. */
+struct kmemcheck_census {
+	unsigned long tracked;		/* tracked pages */
+	unsigned long hidden;		/* ... of them that may not rest */
+	unsigned long uninit;		/* their uninitialized bytes */
+	unsigned long freed;		/* their freed bytes */
+};
+
+bool kmemcheck_census_page(unsigned long addr, struct kmemcheck_census *c);
+void __init kmemcheck_hidden_init(struct dentry *dir);
+
 /* demo.c: a deliberate bug on request, to see kmemcheck at work. */
 #ifdef CONFIG_KMEMCHECK_DEMO
 void __init kmemcheck_demo_init(struct dentry *dir);

@@ -602,6 +602,39 @@ static void test_init_krealloc_slack(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/*
+ * kmemcheck_mark_slack(), as for the unused tail of a dentry's inline
+ * name: the bytes are checked as uninitialized while the page is hidden...
+ */
+static void test_uninit_mark_slack(struct kunit *test)
+{
+	u8 *p = test_alloc_slack(test, GFP_KERNEL);
+	u32 *tail = (u32 *)(p + 3000);
+
+	test_memset(p, 0, 2000);
+	kmemcheck_mark_slack(tail, TEST_SLACK_SIZE - 3000);
+	expect_shadow(test, tail, TEST_SLACK_SIZE - 3000,
+		      KMEMCHECK_SHADOW_UNALLOCATED);
+	READ_ONCE(*tail);
+	kfree(p);
+	EXPECT_REPORT(test, UNINIT, test_uninit_mark_slack, 4, tail,
+		      .bytes = "Bytes 2000-4095 of 4096 are uninitialized");
+}
+
+/* ... and keep no page hidden. */
+static void test_init_mark_slack(struct kunit *test)
+{
+	u8 *p = test_alloc_slack(test, GFP_KERNEL);
+
+	test_memset(p, 0, 3000);
+	kmemcheck_mark_slack(p + 3000, TEST_SLACK_SIZE - 3000);
+	KUNIT_EXPECT_EQ(test, kmemcheck_page_may_rest((unsigned long)p),
+			kmemcheck_fastpath_objects());
+	READ_ONCE(*(u32 *)p);
+	kfree(p);
+	EXPECT_NO_REPORT(test);
+}
+
 /* A kzalloc() is zeroed whole: its slack is initialized, not unallocated. */
 static void test_init_kzalloc_slack(struct kunit *test)
 {
@@ -611,6 +644,60 @@ static void test_init_kzalloc_slack(struct kunit *test)
 	READ_ONCE(*(u32 *)(p + TEST_SLACK_SIZE));
 	kfree(p);
 	EXPECT_NO_REPORT(test);
+}
+
+/* The census of the page of @p, as debugfs hidden counts it. */
+static struct kmemcheck_census test_census(const void *p)
+{
+	struct kmemcheck_census c = {};
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kmemcheck_census_page((unsigned long)p, &c);
+	local_irq_restore(flags);
+	return c;
+}
+
+/*
+ * debugfs hidden counts an object never written as a hidden page, with
+ * the bytes asked for uninitialized; not its slack.
+ */
+static void test_census_uninit(struct kunit *test)
+{
+	u8 *p = test_alloc_slack(test, GFP_KERNEL);
+	struct kmemcheck_census c = test_census(p);
+
+	kfree(p);
+	KUNIT_EXPECT_EQ(test, c.tracked, 1);
+	KUNIT_EXPECT_EQ(test, c.hidden, 1);
+	KUNIT_EXPECT_EQ(test, c.uninit, TEST_SLACK_SIZE);
+	KUNIT_EXPECT_EQ(test, c.freed, 0);
+}
+
+/*
+ * The twin: written whole, its page rests (with kmemcheck.fastpath=2) and
+ * nothing keeps it hidden; untracked memory is not counted at all.
+ */
+static void test_census_written(struct kunit *test)
+{
+	static u32 untracked;
+	u8 *p = test_alloc_slack(test, GFP_KERNEL);
+	struct kmemcheck_census c;
+	unsigned long flags;
+	bool counted;
+
+	test_memset(p, 0, TEST_SLACK_SIZE);
+	c = test_census(p);
+	kfree(p);
+	KUNIT_EXPECT_EQ(test, c.tracked, 1);
+	KUNIT_EXPECT_EQ(test, c.hidden, kmemcheck_fastpath_objects() ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, c.uninit, 0);
+	memset(&c, 0, sizeof(c));
+	local_irq_save(flags);
+	counted = kmemcheck_census_page((unsigned long)&untracked, &c);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_FALSE(test, counted);
+	KUNIT_EXPECT_EQ(test, c.tracked, 0);
 }
 
 /* ===== kmem_cache ===== */
@@ -3010,6 +3097,10 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_init_kmalloc_slack),
 	KUNIT_CASE(test_uninit_krealloc_slack),
 	KUNIT_CASE(test_init_krealloc_slack),
+	KUNIT_CASE(test_uninit_mark_slack),
+	KUNIT_CASE(test_init_mark_slack),
+	KUNIT_CASE(test_census_uninit),
+	KUNIT_CASE(test_census_written),
 	KUNIT_CASE(test_init_kzalloc_slack),
 	KUNIT_CASE(test_init_memcache_ctor),
 	KUNIT_CASE(test_uninit_memcache),

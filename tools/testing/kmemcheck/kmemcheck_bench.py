@@ -117,12 +117,17 @@ stats() {{
 }}
 stats boot
 H={'/sys/kernel/debug/kmemcheck/hot' if hot else '/nonexistent'}
+D={'/sys/kernel/debug/kmemcheck/hidden' if hot else '/nonexistent'}
 # Where the faults of a workload came from: the busiest caches and
-# instructions (the counts are cleared before each workload).
+# instructions (the counts are cleared before each workload), and what
+# keeps the pages hidden once it is over.
 hot() {{
 	[ -r $H ] || return 0
 	cat $H > /tmp/hot-$1
 	awk -v w="$1" '/^faults by/ {{ n = 0 }} n++ < 6 {{ print "kmemcheck-bench: hot " w " " $0 }}' /tmp/hot-$1
+	[ -r $D ] || return 0
+	cat $D > /tmp/hidden-$1
+	awk -v w="$1" 'n++ < 8 {{ print "kmemcheck-bench: hidden " w " " $0 }}' /tmp/hidden-$1
 }}
 grep -E '^(MemTotal|MemFree|DirectMap[0-9]+[kM]):' /proc/meminfo |
 while read -r k v u; do
@@ -668,6 +673,7 @@ def register(sub, common) -> None:
 		       'repeatable on a busy host')
 	p.add_argument('--hot', action='store_true',
 		       help='count the faults of each stress-ng workload in debugfs hot '
-		       'and print the busiest caches and instructions (adds to their cost)')
+		       'and print the busiest caches and instructions, and debugfs hidden: '
+		       'what keeps their pages hidden (adds to their cost)')
 	p.add_argument('--timeout', type=float, default=BOOT_TIMEOUT,
 		       help='seconds per boot (default: %(default)s)')

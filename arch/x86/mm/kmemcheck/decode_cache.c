@@ -19,6 +19,7 @@
 #include <linux/compiler.h>
 #include <linux/hardirq.h>
 #include <linux/hash.h>
+#include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -46,9 +47,18 @@ static bool kmemcheck_decoded_valid(const struct kmemcheck_decoded *d,
 {
 	unsigned int len = d->insn.length;
 
-	return d->ip == ip && len && len <= MAX_INSN_SIZE &&
-	       !copy_from_kernel_nofault(buf, (void *)ip, len) &&
-	       !memcmp(buf, d->bytes, len);
+	if (d->ip != ip || !len || len > MAX_INSN_SIZE)
+		return false;
+	/*
+	 * The CPU is running the instruction at @ip: its page is mapped.
+	 * Only bytes kept from an older instruction there may run into the
+	 * next page, which may not be.
+	 */
+	if (offset_in_page(ip) + len <= PAGE_SIZE)
+		memcpy(buf, (void *)ip, len);
+	else if (copy_from_kernel_nofault(buf, (void *)ip, len))
+		return false;
+	return !memcmp(buf, d->bytes, len);
 }
 
 /**

@@ -92,6 +92,15 @@ static bool kmemcheck_reachable(unsigned long addr)
 	return addr >= TASK_SIZE_MAX && kmemcheck_arch_page_present(addr);
 }
 
+/* kmemcheck_reachable() for the @size bytes at @addr: one walk per page. */
+static bool kmemcheck_range_reachable(unsigned long addr, unsigned int size)
+{
+	unsigned long last = addr + size - 1;
+
+	return kmemcheck_reachable(addr) &&
+	       ((addr ^ last) < PAGE_SIZE || kmemcheck_reachable(last));
+}
+
 /*
  * User memory, for an instruction allowed to fault on it: one with an
  * exception table entry, as every user access has, and allowed to touch
@@ -227,8 +236,7 @@ static bool kmemcheck_mov(struct pt_regs *regs, struct insn *insn,
 	type = insn_decode_mmio(insn, &bytes);
 	if (type == INSN_MMIO_DECODE_FAILED || type == INSN_MMIO_MOVS ||
 	    kinsn->nr != 1 || bytes != a->size ||
-	    !kmemcheck_reachable(a->addr) ||
-	    !kmemcheck_reachable(a->addr + a->size - 1))
+	    !kmemcheck_range_reachable(a->addr, a->size))
 		return false;
 
 	if (type == INSN_MMIO_WRITE_IMM) {
@@ -503,8 +511,7 @@ static bool kmemcheck_arith(struct pt_regs *regs, struct insn *insn,
 
 	if (kinsn->nr != 1 || insn_has_rep_prefix(insn) ||
 	    !kmemcheck_alu_decode(insn, &alu) || alu.size != a->size ||
-	    !kmemcheck_reachable(a->addr) ||
-	    !kmemcheck_reachable(a->addr + a->size - 1))
+	    !kmemcheck_range_reachable(a->addr, a->size))
 		return false;
 
 	unary = alu.op == KMEMCHECK_ALU_INC || alu.op == KMEMCHECK_ALU_DEC;
