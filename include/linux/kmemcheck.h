@@ -241,9 +241,10 @@ static __always_inline void kmemcheck_mark_unallocated(const void *address,
  * @size:	number of bytes
  *
  * For the unused tail of an array inside an object, such as the inline
- * name of a dentry: like the slack of a kmalloc() object, the bytes keep
- * no page hidden, and a read of them while it is hidden is checked as one
- * of uninitialized bytes.  The bytes stay uninitialized if the object's
+ * name of a dentry, or a field that only some of its users write: like
+ * the slack of a kmalloc() object, the bytes keep no page hidden, and a
+ * read of them while it is hidden is checked as one of uninitialized
+ * bytes.  The bytes stay uninitialized if the object's
  * cache cannot tell slack from free bytes (it has a constructor, or keeps
  * its free pointer first); a write makes them initialized, as any.
  */

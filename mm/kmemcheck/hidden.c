@@ -11,7 +11,9 @@
  * those pages that are uninitialized (fields never written, buffers never
  * filled) or freed (objects freed recently): a cache with many
  * uninitialized bytes per hidden page holds objects that are never written
- * whole; one with freed bytes pays for the quarantine.
+ * whole; one with freed bytes pays for the quarantine.  Hidden pages of
+ * the page allocator are listed by the stack that allocated them, which
+ * each keeps in its shadow.
  *
  * The file walks the memory map of low memory, where tracked pages are.
  * kmemcheck runs the machine on one CPU: with interrupts off, no page stops
@@ -24,6 +26,7 @@
 #include <linux/debugfs.h>
 #include <linux/init.h>
 #include <linux/irqflags.h>
+#include <linux/kallsyms.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/memblock.h>
@@ -32,6 +35,8 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/stackdepot.h>
+#include <linux/string.h>
 
 #include "../slab.h"
 #include "kmemcheck.h"
@@ -78,6 +83,86 @@ bool kmemcheck_census_page(unsigned long addr, struct kmemcheck_census *c)
 	return true;
 }
 
+/* Allocation stacks of hidden pages from the page allocator, counted. */
+#define KMEMCHECK_HIDDEN_STACKS	8
+/* Frames of a stack shown, after the allocator's own. */
+#define KMEMCHECK_HIDDEN_FRAMES	4
+
+struct kmemcheck_hidden_stack {
+	depot_stack_handle_t handle;
+	unsigned long pages;
+};
+
+/* Return: false if the table had no room for the stack of @addr. */
+static bool kmemcheck_hidden_stack_count(struct kmemcheck_hidden_stack *stacks,
+					 unsigned long addr)
+{
+	enum kmemcheck_origin kind;
+	depot_stack_handle_t handle;
+	unsigned int i;
+
+	handle = kmemcheck_origin_get(addr, &kind);
+	if (kind != KMEMCHECK_ORIGIN_ALLOC)
+		handle = 0;
+	for (i = 0; i < KMEMCHECK_HIDDEN_STACKS; i++) {
+		if (stacks[i].handle == handle || !stacks[i].pages) {
+			stacks[i].handle = handle;
+			stacks[i].pages++;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int kmemcheck_hidden_stack_cmp(const void *a, const void *b)
+{
+	const struct kmemcheck_hidden_stack *x = a, *y = b;
+
+	return x->pages < y->pages ? 1 : x->pages > y->pages ? -1 : 0;
+}
+
+/* The page allocator and kmemcheck's hook, at the top of every stack. */
+static const char *const kmemcheck_hidden_allocator[] = {
+	"kmemcheck_", "__kmemcheck_", "post_alloc_hook", "prep_new_page",
+	"get_page_from_freelist", "__alloc_pages", "alloc_pages",
+	"__get_free_pages", "get_zeroed_page", "__folio_alloc", "folio_alloc",
+};
+
+static bool kmemcheck_hidden_in_allocator(unsigned long ip, char *name)
+{
+	unsigned int i;
+
+	if (lookup_symbol_name(ip, name))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(kmemcheck_hidden_allocator); i++) {
+		if (str_has_prefix(name, kmemcheck_hidden_allocator[i]))
+			return true;
+	}
+	return false;
+}
+
+static void kmemcheck_hidden_stack_show(struct seq_file *seq,
+					const struct kmemcheck_hidden_stack *st)
+{
+	char name[KSYM_NAME_LEN];
+	unsigned long *entries;
+	unsigned int nr, i, shown = 0;
+
+	seq_printf(seq, "%8lu  ", st->pages);
+	nr = st->handle ? stack_depot_fetch(st->handle, &entries) : 0;
+	if (!nr) {
+		seq_puts(seq, "(no stack)\n");
+		return;
+	}
+	for (i = 0; i < nr && shown < KMEMCHECK_HIDDEN_FRAMES; i++) {
+		if (!shown && i + 1 < nr &&
+		    kmemcheck_hidden_in_allocator(entries[i], name))
+			continue;
+		seq_printf(seq, "%s%pS", shown++ ? " <- " : "", (void *)entries[i]);
+	}
+	seq_putc(seq, '\n');
+}
+
 /* The line of @cache among the @n of @lines, or NULL. */
 static struct kmemcheck_hidden_line *
 kmemcheck_hidden_find(struct kmemcheck_hidden_line *lines, unsigned int n,
@@ -92,10 +177,16 @@ kmemcheck_hidden_find(struct kmemcheck_hidden_line *lines, unsigned int n,
 	return NULL;
 }
 
-/* Count every tracked page of low memory into its cache's line. */
-static void kmemcheck_hidden_count(struct kmemcheck_hidden_line *lines,
-				   unsigned int n)
+/*
+ * Count every tracked page of low memory into its cache's line, and the
+ * hidden ones of the page allocator by stack.  Return: those hidden pages
+ * whose stack found no room in @stacks.
+ */
+static unsigned long
+kmemcheck_hidden_count(struct kmemcheck_hidden_line *lines, unsigned int n,
+		       struct kmemcheck_hidden_stack *stacks)
 {
+	unsigned long other = 0;
 	unsigned long pfn, flags;
 
 	for (pfn = 0; pfn < max_low_pfn; pfn++) {
@@ -110,11 +201,18 @@ static void kmemcheck_hidden_count(struct kmemcheck_hidden_line *lines,
 		slab = virt_to_slab((void *)addr);
 		line = kmemcheck_hidden_find(lines, n,
 					     slab ? slab->slab_cache : NULL);
-		if (line)
+		if (line) {
+			unsigned long hidden = line->census.hidden;
+
 			kmemcheck_census_page(addr, &line->census);
+			if (!slab && line->census.hidden != hidden &&
+			    !kmemcheck_hidden_stack_count(stacks, addr))
+				other++;
+		}
 		local_irq_restore(flags);
 		cond_resched();
 	}
+	return other;
 }
 
 static int kmemcheck_hidden_cmp(const void *a, const void *b)
@@ -129,9 +227,11 @@ static int kmemcheck_hidden_cmp(const void *a, const void *b)
 
 static int hidden_show(struct seq_file *seq, void *v)
 {
+	struct kmemcheck_hidden_stack stacks[KMEMCHECK_HIDDEN_STACKS] = {};
 	struct kmemcheck_hidden_line *lines;
 	struct kmem_cache *s;
 	unsigned int i, n = 1;
+	unsigned long other;
 
 	mutex_lock(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list)
@@ -146,7 +246,7 @@ static int hidden_show(struct seq_file *seq, void *v)
 	i = 1;
 	list_for_each_entry(s, &slab_caches, list)
 		lines[i++].cache = s;
-	kmemcheck_hidden_count(lines, n);
+	other = kmemcheck_hidden_count(lines, n, stacks);
 	sort(lines, n, sizeof(*lines), kmemcheck_hidden_cmp, NULL);
 	seq_puts(seq, "tracked pages that may not rest, and their bytes keeping them hidden:\n");
 	seq_printf(seq, "%8s %8s %10s %10s  %s\n", "hidden", "tracked",
@@ -161,6 +261,13 @@ static int hidden_show(struct seq_file *seq, void *v)
 	}
 	mutex_unlock(&slab_mutex);
 	kvfree(lines);
+	seq_puts(seq, "hidden pages of the page allocator, by allocation stack:\n");
+	sort(stacks, KMEMCHECK_HIDDEN_STACKS, sizeof(*stacks),
+	     kmemcheck_hidden_stack_cmp, NULL);
+	for (i = 0; i < KMEMCHECK_HIDDEN_STACKS && stacks[i].pages; i++)
+		kmemcheck_hidden_stack_show(seq, &stacks[i]);
+	if (other)
+		seq_printf(seq, "%8lu  (other stacks)\n", other);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hidden);

@@ -127,7 +127,7 @@ hot() {{
 	awk -v w="$1" '/^faults by/ {{ n = 0 }} n++ < 6 {{ print "kmemcheck-bench: hot " w " " $0 }}' /tmp/hot-$1
 	[ -r $D ] || return 0
 	cat $D > /tmp/hidden-$1
-	awk -v w="$1" 'n++ < 8 {{ print "kmemcheck-bench: hidden " w " " $0 }}' /tmp/hidden-$1
+	awk -v w="$1" '/by allocation stack/ {{ s = 1 }} n++ < 8 || s {{ print "kmemcheck-bench: hidden " w " " $0 }}' /tmp/hidden-$1
 }}
 grep -E '^(MemTotal|MemFree|DirectMap[0-9]+[kM]):' /proc/meminfo |
 while read -r k v u; do
