@@ -1642,6 +1642,43 @@ static void test_init_alu_emulated(struct kunit *test)
 }
 
 /*
+ * strlen() is REPNE SCASB on x86-32: the fault handler scans an
+ * initialized string at once, one fault in all (a fault per byte when
+ * single-stepped, with kmemcheck.fastpath=0), and is not reported.
+ */
+static void test_init_strlen(struct kunit *test)
+{
+	static const char hello[] = "hello, kmemcheck";
+	char *p = test_alloc(test, 64, GFP_KERNEL);
+	unsigned long irq;
+	long faults;
+	size_t len;
+
+	test_memcpy(p, hello, sizeof(hello));
+	local_irq_save(irq);
+	faults = test_counter(KMEMCHECK_COUNTER_FAULTS);
+	len = strlen(p);
+	faults = test_counter(KMEMCHECK_COUNTER_FAULTS) - faults;
+	local_irq_restore(irq);
+	KUNIT_EXPECT_EQ(test, len, sizeof(hello) - 1);
+	KUNIT_EXPECT_EQ(test, faults,
+			kmemcheck_may_emulate() ? 1 : (long)sizeof(hello));
+	EXPECT_NO_REPORT(test);
+}
+
+/* The twin: a string with no NUL runs into uninitialized bytes. */
+static void test_uninit_strlen(struct kunit *test)
+{
+	char *p = test_alloc(test, 64, GFP_KERNEL);
+
+	test_memset(p, 'a', 8);
+	p[12] = '\0';
+	KUNIT_EXPECT_LE(test, strlen(p), 12);
+	/* Reports blame the caller of a string helper. */
+	EXPECT_REPORT(test, UNINIT, test_uninit_strlen, 1, p + 8);
+}
+
+/*
  * An access to a hidden page costs one fault, also when the page's cache
  * has a kmalloc'ed name on a hidden page: what the fault handler reads of
  * the cache (debugfs hot, which once copied the name at every fault) must
@@ -3165,6 +3202,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_init_bts),
 	KUNIT_CASE(test_init_alu_emulated),
 	KUNIT_CASE(test_init_one_fault),
+	KUNIT_CASE(test_init_strlen),
+	KUNIT_CASE(test_uninit_strlen),
 	KUNIT_CASE(test_uninit_add_imm),
 	KUNIT_CASE(test_init_add_imm),
 	KUNIT_CASE(test_uninit_cmp_byte),

@@ -197,6 +197,62 @@ done:
 	return true;
 }
 
+/* The flags an arithmetic operation sets. */
+#define KMEMCHECK_ALU_FLAGS	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
+				 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_OF)
+
+/* Has @insn a REPNE prefix? */
+static bool kmemcheck_repne(const struct insn *insn)
+{
+	insn_byte_t prefix;
+	int i;
+
+	for_each_insn_prefix(insn, i, prefix) {
+		if (prefix == 0xf2)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * REPNE SCASB, the loop of strlen() and memchr() on x86-32: one fault per
+ * byte when single-stepped.  Scan the bytes of the page the fault showed
+ * up to the one equal to %al, the count, or the page's end; only if every
+ * byte read is initialized, or the single-step is left to check them one
+ * at a time.  The CPU itself compares the last byte, for the flags.
+ */
+static bool kmemcheck_repne_scasb(struct pt_regs *regs, struct insn *insn,
+				  const struct kmemcheck_insn *kinsn)
+{
+	unsigned long dst = regs->di, n, i;
+	u8 al = regs->ax, byte = 0;
+	bool found = false;
+	unsigned long fl;
+
+	if (kinsn->flags != (KMEMCHECK_INSN_STRING | KMEMCHECK_INSN_REP) ||
+	    insn->opcode.bytes[0] != 0xae || !kmemcheck_repne(insn) ||
+	    !kmemcheck_reachable(dst))
+		return false;
+	n = min(regs->cx, kmemcheck_rep_room(dst, 1));
+	for (i = 0; i < n && !found; i++) {
+		byte = READ_ONCE(*(u8 *)(dst + i));
+		found = byte == al;
+	}
+	if (!i || !kmemcheck_is_obj_initialized((void *)dst, i))
+		return false;
+	asm("cmpb %[m], %[a]\n\t"
+	    "pushfl\n\t"
+	    "popl %[fl]"
+	    : [fl] "=r" (fl) : [a] "q" (al), [m] "q" (byte) : "cc");
+	regs->flags = (regs->flags & ~KMEMCHECK_ALU_FLAGS) |
+		      (fl & KMEMCHECK_ALU_FLAGS);
+	regs->di += i;
+	regs->cx -= i;
+	if (found || !regs->cx)
+		regs->ip += kinsn->len;
+	return true;
+}
+
 /* Replace the low @size bytes of @reg, as a 1- or 2-byte operation does. */
 static void kmemcheck_set_low(unsigned long *reg, unsigned long val,
 			      unsigned int size)
@@ -300,9 +356,6 @@ static const u8 kmemcheck_alu_group1[8] = {
 };
 
 /* The flags an operation sets: INC and DEC keep CF, XCHG sets none. */
-#define KMEMCHECK_ALU_FLAGS	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
-				 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_OF)
-
 static unsigned long kmemcheck_alu_flags(enum kmemcheck_alu_op op)
 {
 	switch (op) {
@@ -567,7 +620,8 @@ bool kmemcheck_emulate(struct pt_regs *regs, struct insn *insn,
 		       const struct kmemcheck_insn *kinsn)
 {
 	if (kinsn->flags & KMEMCHECK_INSN_STRING)
-		return kmemcheck_rep_string(regs, kinsn);
+		return kmemcheck_rep_string(regs, kinsn) ||
+		       kmemcheck_repne_scasb(regs, insn, kinsn);
 	return kmemcheck_mov(regs, insn, kinsn) ||
 	       kmemcheck_arith(regs, insn, kinsn);
 }
