@@ -18,6 +18,8 @@
  * once; the instruction then resumes where it stopped, if anything is
  * left, and faults on its next page.  REP string instructions may be
  * interrupted between any two elements, so this is invisible to the code.
+ * REPNE SCASB, strlen() and memchr(), is scanned the same way, as long as
+ * the bytes it reads are initialized.
  *
  * copy_to_user() and copy_from_user() are REP MOVS with one side in user
  * space.  Their elements are done here too, with page faults disabled: a
