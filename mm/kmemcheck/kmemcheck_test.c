@@ -564,11 +564,8 @@ static void test_init_kmalloc_slack(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
-/*
- * krealloc() into the slack keeps the object, and the bytes it adds are
- * uninitialized, even when the page rested: ksize() claimed the slack.
- */
-static void test_uninit_krealloc_slack(struct kunit *test)
+/* An object written whole, grown by 8 bytes into its slack. */
+static u8 *test_krealloc_into_slack(struct kunit *test)
 {
 	u8 *p = test_alloc_slack(test, GFP_KERNEL);
 	u8 *q;
@@ -576,6 +573,17 @@ static void test_uninit_krealloc_slack(struct kunit *test)
 	test_memset(p, 0, TEST_SLACK_SIZE);
 	q = krealloc(p, TEST_SLACK_SIZE + 8, GFP_KERNEL);
 	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	return q;
+}
+
+/*
+ * krealloc() into the slack keeps the object, and the bytes it adds are
+ * uninitialized, even when the page rested: ksize() claimed the slack.
+ */
+static void test_uninit_krealloc_slack(struct kunit *test)
+{
+	u8 *q = test_krealloc_into_slack(test);
+
 	expect_shadow(test, q + TEST_SLACK_SIZE, 8,
 		      KMEMCHECK_SHADOW_UNINITIALIZED);
 	READ_ONCE(*(u32 *)(q + TEST_SLACK_SIZE));
@@ -587,12 +595,8 @@ static void test_uninit_krealloc_slack(struct kunit *test)
 /* The twin: the bytes krealloc() added, once written, are initialized. */
 static void test_init_krealloc_slack(struct kunit *test)
 {
-	u8 *p = test_alloc_slack(test, GFP_KERNEL);
-	u8 *q;
+	u8 *q = test_krealloc_into_slack(test);
 
-	test_memset(p, 0, TEST_SLACK_SIZE);
-	q = krealloc(p, TEST_SLACK_SIZE + 8, GFP_KERNEL);
-	KUNIT_EXPECT_PTR_EQ(test, q, p);
 	WRITE_ONCE(*(u32 *)(q + TEST_SLACK_SIZE), 1);
 	WRITE_ONCE(*(u32 *)(q + TEST_SLACK_SIZE + 4), 1);
 	expect_shadow(test, q + TEST_SLACK_SIZE, 8,
