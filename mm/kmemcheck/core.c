@@ -373,11 +373,17 @@ void __kmemcheck_slab_free(struct kmem_cache *s, void *object)
 	kmemcheck_quarantine_add(s, object);
 }
 
+/* Is @addr in a slab object whose cache can tell its slack? */
+static bool kmemcheck_slack_known_at(const void *addr)
+{
+	struct slab *slab = virt_to_slab(addr);
+
+	return slab && kmemcheck_slack_known(slab->slab_cache);
+}
+
 void __kmemcheck_slab_ksize(const void *object, size_t size)
 {
-	struct slab *slab = virt_to_slab(object);
-
-	if (slab && kmemcheck_slack_known(slab->slab_cache))
+	if (kmemcheck_slack_known_at(object))
 		kmemcheck_shadow_claim((unsigned long)object, size);
 }
 
@@ -463,9 +469,7 @@ EXPORT_SYMBOL_GPL(__kmemcheck_mark_unallocated);
  */
 void __kmemcheck_mark_slack(const void *address, size_t size)
 {
-	struct slab *slab = virt_to_slab(address);
-
-	if (size && slab && kmemcheck_slack_known(slab->slab_cache))
+	if (size && kmemcheck_slack_known_at(address))
 		kmemcheck_shadow_set((unsigned long)address, size,
 				     KMEMCHECK_SHADOW_UNALLOCATED);
 }

@@ -139,9 +139,9 @@ bool kmemcheck_slack_known(const struct kmem_cache *s)
 /* Is the unallocated byte at @addr, in @slab, the slack of an object? */
 static bool kmemcheck_in_slack(const struct slab *slab, unsigned long addr)
 {
-	const struct kmem_cache *s = slab->slab_cache;
-	unsigned long offset = (addr - (unsigned long)slab_address(slab)) %
-			       s->size;
+	struct kmem_cache *s = slab->slab_cache;
+	unsigned long offset = addr -
+		(unsigned long)nearest_obj(s, slab, (void *)addr);
 	u8 *first;
 
 	if (offset >= s->object_size || !kmemcheck_slack_known(s))
