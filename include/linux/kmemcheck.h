@@ -405,14 +405,15 @@ enum kmemcheck_counter {
 
 extern atomic_long_t kmemcheck_counters[KMEMCHECK_COUNTER_COUNT];
 
-static inline void kmemcheck_count(enum kmemcheck_counter c)
+static __always_inline void kmemcheck_count(enum kmemcheck_counter c)
 {
-	atomic_long_inc(&kmemcheck_counters[c]);
+	raw_atomic_long_inc(&kmemcheck_counters[c]);
 }
 
 /* For the architecture's fault handler. */
 void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
 		      bool read, bool write);
+bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write);
 void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		    size_t size);
 void kmemcheck_unknown_insn(struct pt_regs *regs);

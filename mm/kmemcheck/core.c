@@ -660,6 +660,30 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
 		kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_INITIALIZED);
 }
 
+/**
+ * kmemcheck_access_quick() - kmemcheck_access() for an access with nothing to say
+ * @addr:	first byte, in a tracked page
+ * @size:	number of bytes, all in that page
+ * @write:	the access stores the bytes; otherwise it loads them
+ *
+ * For the architecture's early fault path, which runs before the kernel's
+ * fault entry and may not report, follow a value, count hot spots or take
+ * a lock.  A load passes if every byte is initialized, a store always:
+ * its bytes become initialized.
+ *
+ * Return: true if the access is checked and recorded; false, with nothing
+ * changed, if it must go through kmemcheck_access() instead.
+ */
+bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write)
+{
+	if (!kmemcheck_may_emulate() || kmemcheck_hot_counting())
+		return false;
+	if (!write)
+		return kmemcheck_shadow_initialized(addr, size);
+	kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_INITIALIZED);
+	return true;
+}
+
 /* === Following values ==================================================== */
 
 #ifdef MODULE_PARAM_PREFIX

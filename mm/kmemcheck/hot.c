@@ -44,6 +44,17 @@
 static bool kmemcheck_hot_on __read_mostly;
 module_param_named(hot, kmemcheck_hot_on, bool, 0444);
 
+/**
+ * kmemcheck_hot_counting() - are faults counted for the hot spots?
+ *
+ * Return: true once kmemcheck.hot=1 or a write to debugfs kmemcheck/hot
+ * turned counting on: then every fault goes through kmemcheck_hot_fault().
+ */
+bool kmemcheck_hot_counting(void)
+{
+	return READ_ONCE(kmemcheck_hot_on);
+}
+
 /*
  * A busy workload faults at a few thousand instructions, on pages of a
  * few dozen caches.  The tables are open-addressed, without deletion.

@@ -85,6 +85,7 @@ bool kmemcheck_slack_known(const struct kmem_cache *s);
 u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
 void kmemcheck_shadow_free(struct page *page, unsigned int nr);
+bool kmemcheck_shadow_initialized(unsigned long addr, size_t size);
 void kmemcheck_shadow_set(unsigned long addr, size_t size,
 			  enum kmemcheck_shadow state);
 void kmemcheck_shadow_expire(unsigned long addr, size_t size);
@@ -137,6 +138,7 @@ void kmemcheck_sites_show(struct seq_file *seq);
 
 /* hot.c: the caches and instructions that take the faults. */
 void __init kmemcheck_hot_init(struct dentry *dir);
+bool kmemcheck_hot_counting(void);
 
 /* hidden.c: what keeps tracked pages from resting. */
 struct kmemcheck_census {

@@ -110,15 +110,6 @@ bool kmemcheck_may_emulate(void)
 	return READ_ONCE(kmemcheck_fastpath) != KMEMCHECK_FASTPATH_OFF;
 }
 
-/* Does a byte in @state keep its page hidden? */
-static int kmemcheck_keeps_hidden(u8 state)
-{
-	if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
-		return state == KMEMCHECK_SHADOW_UNINITIALIZED ||
-		       state == KMEMCHECK_SHADOW_FREED;
-	return state != KMEMCHECK_SHADOW_INITIALIZED;
-}
-
 /**
  * kmemcheck_slack_known() - can the slack of an object of @s be told?
  * @s:		a slab cache
@@ -216,6 +207,28 @@ u8 *kmemcheck_shadow_of(unsigned long addr)
 }
 
 /**
+ * kmemcheck_shadow_initialized() - is every byte of a range initialized?
+ * @addr:	first byte
+ * @size:	number of bytes, all in one page
+ *
+ * Return: true if the page is tracked and every byte is in the
+ * initialized state.
+ */
+bool kmemcheck_shadow_initialized(unsigned long addr, size_t size)
+{
+	const u8 *shadow = kmemcheck_shadow_of(addr);
+
+	if (!shadow)
+		return false;
+	while (size--) {
+		if (kmemcheck_shadow_state(shadow++) !=
+		    KMEMCHECK_SHADOW_INITIALIZED)
+			return false;
+	}
+	return true;
+}
+
+/**
  * kmemcheck_page_tracked() - does kmemcheck track the page?
  * @addr:	any address in the page
  */
@@ -258,17 +271,114 @@ static void kmemcheck_wake_page(unsigned long addr)
 /* Every state, as a mask of kmemcheck_shadow_fill()'s @from. */
 #define KMEMCHECK_SHADOW_ANY	GENMASK(KMEMCHECK_SHADOW_FREED, 0)
 
+/* The states keeping a page hidden with kmemcheck.fastpath=2. */
+#define KMEMCHECK_SHADOW_HIDING_OBJECTS \
+	(BIT(KMEMCHECK_SHADOW_UNINITIALIZED) | BIT(KMEMCHECK_SHADOW_FREED))
+
+/* Bit 0 of each of the four bytes of a shadow word. */
+#define KMEMCHECK_BYTES_LOW	0x01010101U
+
+/*
+ * Bit 0 set in each byte of the shadow word @w, among those in @valid,
+ * whose state is in the mask @states.  A state is two bits: bit 0 is set
+ * for uninitialized and freed, bit 1 for initialized and freed.
+ */
+static __always_inline u32 kmemcheck_shadow_select(u32 w, unsigned int states,
+						   u32 valid)
+{
+	u32 lo = w & valid, hi = (w >> 1) & valid, sel = 0;
+
+	if (states == KMEMCHECK_SHADOW_ANY)
+		return valid;
+	/* kmemcheck.fastpath=2's hiding states, the bytes of most fills. */
+	if (states == KMEMCHECK_SHADOW_HIDING_OBJECTS)
+		return lo;
+	if (states & BIT(KMEMCHECK_SHADOW_UNALLOCATED))
+		sel |= ~(lo | hi) & valid;
+	if (states & BIT(KMEMCHECK_SHADOW_UNINITIALIZED))
+		sel |= lo & ~hi;
+	if (states & BIT(KMEMCHECK_SHADOW_INITIALIZED))
+		sel |= hi & ~lo;
+	if (states & BIT(KMEMCHECK_SHADOW_FREED))
+		sel |= lo & hi;
+	return sel;
+}
+
+/* The number of bytes kmemcheck_shadow_select() selected. */
+static __always_inline unsigned int kmemcheck_shadow_selected(u32 sel)
+{
+	return (sel * KMEMCHECK_BYTES_LOW) >> 24;
+}
+
+/* The states whose bytes keep their page hidden, as a mask. */
+static unsigned int kmemcheck_hiding_states(void)
+{
+	if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
+		return KMEMCHECK_SHADOW_HIDING_OBJECTS;
+	return KMEMCHECK_SHADOW_ANY & ~BIT(KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+/*
+ * Set the bytes of the shadow word @w, among @valid, whose state is in
+ * @from to @state, keeping their spare bits.  Returns the change in the
+ * number of bytes keeping the page hidden.
+ */
+static __always_inline long kmemcheck_shadow_fill_word(u32 *w, u32 valid,
+						       unsigned int from,
+						       u8 state,
+						       unsigned int hiding)
+{
+	u32 sel = kmemcheck_shadow_select(*w, from, valid);
+	u32 bits = sel * KMEMCHECK_SHADOW_STATE_MASK;
+	long delta;
+
+	if (!sel)
+		return 0;
+	delta = (hiding & BIT(state)) ? kmemcheck_shadow_selected(sel) : 0;
+	delta -= kmemcheck_shadow_selected(sel &
+			kmemcheck_shadow_select(*w, hiding, valid));
+	*w = (*w & ~bits) | ((state * KMEMCHECK_BYTES_LOW) & bits);
+	return delta;
+}
+
+/* The words, and the bytes around them, of kmemcheck_shadow_fill(). */
+static __always_inline long kmemcheck_shadow_fill_bytes(u8 *shadow, size_t n,
+							unsigned int from,
+							u8 state,
+							unsigned int hiding)
+{
+	long delta = 0;
+	size_t i = 0;
+	u32 w;
+
+	while (i < n) {
+		if (IS_ALIGNED((unsigned long)&shadow[i], sizeof(u32)) &&
+		    n - i >= sizeof(u32)) {
+			delta += kmemcheck_shadow_fill_word((u32 *)&shadow[i],
+							    KMEMCHECK_BYTES_LOW,
+							    from, state, hiding);
+			i += sizeof(u32);
+			continue;
+		}
+		w = shadow[i];
+		delta += kmemcheck_shadow_fill_word(&w, 1, from, state, hiding);
+		shadow[i++] = w;
+	}
+	return delta;
+}
+
 /*
  * Set those of @n bytes from @shadow, all in one page, whose state is in the
- * mask @from, to @state.
+ * mask @from, to @state.  Allocations and frees fill whole objects: a word
+ * of four shadow bytes at a time, the common masks known to the compiler.
  */
 static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
 				  unsigned int from, u8 state)
 {
 	unsigned long *pending = kmemcheck_pending(shadow);
+	unsigned int hiding = kmemcheck_hiding_states();
 	unsigned long before, flags;
-	long delta = 0;
-	size_t i;
+	long delta;
 
 	/* A fault in an interrupt may change the same page meanwhile. */
 	local_irq_save(flags);
@@ -276,16 +386,14 @@ static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
 	if (from & BIT(KMEMCHECK_SHADOW_UNINITIALIZED))
 		kmemcheck_partial_forget(shadow, n);
 	before = *pending;
-	for (i = 0; i < n; i++) {
-		u8 old = kmemcheck_shadow_state(&shadow[i]);
-
-		if (!(from & BIT(old)))
-			continue;
-		delta += kmemcheck_keeps_hidden(state) -
-			 kmemcheck_keeps_hidden(old);
-		/* The spare bits are the origins: keep them. */
-		shadow[i] = (shadow[i] & ~KMEMCHECK_SHADOW_STATE_MASK) | state;
-	}
+	if (from == KMEMCHECK_SHADOW_ANY &&
+	    hiding == KMEMCHECK_SHADOW_HIDING_OBJECTS)
+		delta = kmemcheck_shadow_fill_bytes(shadow, n,
+						    KMEMCHECK_SHADOW_ANY, state,
+						    KMEMCHECK_SHADOW_HIDING_OBJECTS);
+	else
+		delta = kmemcheck_shadow_fill_bytes(shadow, n, from, state,
+						    hiding);
 	*pending = before + delta;
 	if (!before && *pending)
 		kmemcheck_wake_page(addr);
@@ -315,7 +423,8 @@ bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp)
 	gfp_t shadow_gfp = (gfp & (__GFP_RECLAIM | __GFP_IO | __GFP_FS)) |
 			   __GFP_NOWARN | __GFP_NORETRY | __GFP_NOTRACK;
 	/* The bytes keeping a new page hidden: all of them, or none. */
-	unsigned long hidden = kmemcheck_keeps_hidden(KMEMCHECK_SHADOW_UNALLOCATED) ?
+	unsigned long hidden = (kmemcheck_hiding_states() &
+				 BIT(KMEMCHECK_SHADOW_UNALLOCATED)) ?
 			       PAGE_SIZE : 0;
 	bool all = true;
 	unsigned int i;

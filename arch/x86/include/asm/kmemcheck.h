@@ -79,13 +79,38 @@ static inline void kmemcheck_arch_set_pte(pte_t *pte, pteval_t old,
 	set_pte_atomic(pte, __pte(flip_protnone_guard(old, new, PTE_PFN_MASK)));
 }
 
+/* Is a PTE of that value one kmemcheck hid? */
+static inline bool kmemcheck_arch_pte_hidden(pteval_t val)
+{
+	return (val & (_PAGE_PRESENT | _PAGE_KMEMCHECK)) == _PAGE_KMEMCHECK;
+}
+
+/*
+ * Map the page of a PTE kmemcheck hid, whose value is @val.  A not-present
+ * page is never cached in the TLB: no flush is needed.
+ */
+static inline void kmemcheck_arch_show_pte(pte_t *pte, pteval_t val)
+{
+	kmemcheck_arch_set_pte(pte, val,
+			       (val | _PAGE_PRESENT) & ~_PAGE_KMEMCHECK);
+}
+
+/*
+ * Hide the page at @addr again, shown from the hidden value @val, and
+ * flush the local TLB only: it may run with interrupts off, in the fault
+ * and trap handlers, where no IPI can be sent; kmemcheck runs the machine
+ * on one CPU.
+ */
+static inline void kmemcheck_arch_hide_pte(pte_t *pte, pteval_t val,
+					   unsigned long addr)
+{
+	set_pte_atomic(pte, __pte(val));
+	flush_tlb_one_kernel(addr & PAGE_MASK);
+}
+
 /**
  * kmemcheck_arch_hide_page() - make a direct-map page fault on every access
  * @addr:	any address in the page
- *
- * Flushes the local TLB only: it may run with interrupts off, in the fault
- * and trap handlers, where no IPI can be sent; kmemcheck runs the machine
- * on one CPU.
  *
  * Return: false if the page is not mapped by a present 4K PTE.
  */
@@ -99,17 +124,15 @@ static inline bool kmemcheck_arch_hide_page(unsigned long addr)
 	val = kmemcheck_arch_pte_val(pte);
 	if (!(val & _PAGE_PRESENT))
 		return val & _PAGE_KMEMCHECK;
-	kmemcheck_arch_set_pte(pte, val,
-			       (val & ~_PAGE_PRESENT) | _PAGE_KMEMCHECK);
-	flush_tlb_one_kernel(addr & PAGE_MASK);
+	kmemcheck_arch_hide_pte(pte, flip_protnone_guard(val,
+				(val & ~_PAGE_PRESENT) | _PAGE_KMEMCHECK,
+				PTE_PFN_MASK), addr);
 	return true;
 }
 
 /**
  * kmemcheck_arch_show_page() - map a hidden page again
  * @addr:	any address in the page
- *
- * A not-present page is never cached in the TLB: no flush is needed.
  *
  * Return: false if the page was not hidden by kmemcheck.
  */
@@ -121,10 +144,9 @@ static inline bool kmemcheck_arch_show_page(unsigned long addr)
 	if (!pte)
 		return false;
 	val = kmemcheck_arch_pte_val(pte);
-	if ((val & _PAGE_PRESENT) || !(val & _PAGE_KMEMCHECK))
+	if (!kmemcheck_arch_pte_hidden(val))
 		return false;
-	kmemcheck_arch_set_pte(pte, val,
-			       (val | _PAGE_PRESENT) & ~_PAGE_KMEMCHECK);
+	kmemcheck_arch_show_pte(pte, val);
 	return true;
 }
 
@@ -138,8 +160,7 @@ static inline bool kmemcheck_arch_page_hidden(unsigned long addr)
 {
 	pte_t *pte = kmemcheck_arch_pte(addr);
 
-	return pte && (pte_val(*pte) & (_PAGE_PRESENT | _PAGE_KMEMCHECK)) ==
-		      _PAGE_KMEMCHECK;
+	return pte && kmemcheck_arch_pte_hidden(pte_val(*pte));
 }
 
 /**
@@ -167,6 +188,8 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 			  unsigned long address);
 bool kmemcheck_debug_trap(struct pt_regs *regs);
 bool kmemcheck_arch_page_in_step(unsigned long addr);
+bool kmemcheck_early_fault(struct pt_regs *regs, unsigned long error_code,
+			   unsigned long address);
 #else
 static inline bool kmemcheck_page_fault(struct pt_regs *regs,
 					unsigned long error_code,
@@ -176,6 +199,13 @@ static inline bool kmemcheck_page_fault(struct pt_regs *regs,
 }
 
 static inline bool kmemcheck_debug_trap(struct pt_regs *regs)
+{
+	return false;
+}
+
+static inline bool kmemcheck_early_fault(struct pt_regs *regs,
+					 unsigned long error_code,
+					 unsigned long address)
 {
 	return false;
 }

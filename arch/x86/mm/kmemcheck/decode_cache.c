@@ -7,7 +7,8 @@
  * instructions.  The last decode of each address is kept in a small
  * direct-mapped table; it is used only while the bytes at the address are
  * still those it was decoded from, so text patched or reused since
- * (alternatives, kprobes, module text) is decoded afresh.
+ * (alternatives, kprobes, module text) is decoded afresh.  A MOV is
+ * kept compiled too, for the early fault path (replay.c).
  *
  * The table is written by the page fault handler, which runs with
  * interrupts off; NMI-like contexts (NMIs, the debug trap of a step) may
@@ -27,12 +28,14 @@
 #include <asm/ptrace.h>
 
 #include "decode.h"
+#include "replay.h"
 
 #define KMEMCHECK_DECODED_BITS	8
 
 struct kmemcheck_decoded {
 	unsigned long ip;		/* 0: empty, or being written */
 	struct insn insn;
+	struct kmemcheck_replay replay;
 	u8 bytes[MAX_INSN_SIZE];	/* the first insn.length are valid */
 };
 
@@ -95,8 +98,38 @@ int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
 	WRITE_ONCE(d->ip, 0);
 	barrier();
 	d->insn = *insn;
+	kmemcheck_replay_compile(&d->replay, insn);
 	memcpy(d->bytes, buf, insn->length);
 	barrier();
 	WRITE_ONCE(d->ip, ip);
 	return 0;
+}
+
+/**
+ * kmemcheck_decoded_replay() - the compiled MOV kept for an address
+ * @ip:		address of the faulting instruction
+ *
+ * Called by the early fault path, with interrupts off and not in an NMI:
+ * the table does not change under it.
+ *
+ * Return: the MOV, if the decode kept for @ip is one and the bytes at @ip
+ * are still those it was decoded from; NULL otherwise.
+ */
+const struct kmemcheck_replay *kmemcheck_decoded_replay(unsigned long ip)
+{
+	const struct kmemcheck_decoded *d =
+		&kmemcheck_decoded[hash_long(ip, KMEMCHECK_DECODED_BITS)];
+	unsigned int i, len = d->replay.len;
+	const u8 *text = (const u8 *)ip;
+
+	/* Only the page of @ip is sure to be mapped. */
+	if (d->ip != ip || d->replay.kind == KMEMCHECK_REPLAY_NONE ||
+	    offset_in_page(ip) + len > PAGE_SIZE)
+		return NULL;
+	/* A MOV is a few bytes: no call to memcmp() for them. */
+	for (i = 0; i < len; i++) {
+		if (text[i] != d->bytes[i])
+			return NULL;
+	}
+	return &d->replay;
 }

@@ -47,37 +47,6 @@
 #include "decode.h"
 #include "emulate.h"
 
-/*
- * One load or store of 1, 2 or 4 bytes, as the instruction makes it: never
- * memcpy(), which may split it.
- */
-static unsigned long kmemcheck_load(const void *p, unsigned int size)
-{
-	switch (size) {
-	case 1:
-		return READ_ONCE(*(const u8 *)p);
-	case 2:
-		return READ_ONCE(*(const u16 *)p);
-	default:
-		return READ_ONCE(*(const u32 *)p);
-	}
-}
-
-static void kmemcheck_store(void *p, unsigned long val, unsigned int size)
-{
-	switch (size) {
-	case 1:
-		WRITE_ONCE(*(u8 *)p, val);
-		break;
-	case 2:
-		WRITE_ONCE(*(u16 *)p, val);
-		break;
-	default:
-		WRITE_ONCE(*(u32 *)p, val);
-		break;
-	}
-}
-
 /* Elements of @size bytes from @addr up to the end of its page. */
 static unsigned long kmemcheck_rep_room(unsigned long addr, unsigned int size)
 {

@@ -27,10 +27,13 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/hardirq.h>
+#include <linux/instrumentation.h>
 #include <linux/kmemcheck.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 
 #include <asm/debugreg.h>
 #include <asm/insn.h>
@@ -44,6 +47,7 @@
 #include "decode.h"
 #include "emulate.h"
 #include "follow.h"
+#include "replay.h"
 
 /* Nesting depth: a fault, an NMI in its step, a fault in that NMI... */
 #define KMEMCHECK_MAX_DEPTH	4
@@ -447,6 +451,46 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 }
 
 NOKPROBE_SYMBOL(kmemcheck_page_fault);
+
+/**
+ * kmemcheck_early_fault() - handle a fault on a hidden page, the quick way
+ * @regs:	registers at the fault
+ * @error_code:	hardware error code
+ * @address:	faulting address (CR2)
+ *
+ * Called from exc_page_fault() before irqentry_enter(), with interrupts
+ * off, for every fault.  A kernel-mode MOV whose decode is cached is done
+ * here (replay.c) and the exception returns at once: lockdep and RCU are
+ * not told, as nothing here takes a lock, turns interrupts on or waits.
+ * Not in the idle task, which may run with RCU not watching; not in NMIs,
+ * nor while a step of kmemcheck or a debugger's is pending.  Everything
+ * else goes on to kmemcheck_page_fault().
+ *
+ * Return: true if the fault was handled.
+ */
+noinstr bool kmemcheck_early_fault(struct pt_regs *regs,
+				   unsigned long error_code,
+				   unsigned long address)
+{
+	bool done;
+
+	if ((error_code & (X86_PF_USER | X86_PF_RSVD | X86_PF_PROT |
+			   X86_PF_INSTR)) ||
+	    regs->cs != __KERNEL_CS ||
+	    (regs->flags & (X86_EFLAGS_TF | X86_EFLAGS_VM)) ||
+	    address - regs->ip < MAX_INSN_SIZE ||
+	    in_nmi() || is_idle_task(current) ||
+	    __this_cpu_read(kmemcheck_cpu.depth))
+		return false;
+	instrumentation_begin();
+	done = kmemcheck_replay(regs, address);
+	if (done) {
+		kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
+		kmemcheck_count(KMEMCHECK_COUNTER_EMULATED);
+	}
+	instrumentation_end();
+	return done;
+}
 
 /*
  * The decoder knows the instructions that may fault on a hidden page; the

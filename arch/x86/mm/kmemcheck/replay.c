@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemcheck on x86-32: the faults done before the kernel's fault entry.
+ *
+ * Most faults on hidden pages are plain MOVs: a store to a fresh object, a
+ * load of a written field.  Through the full fault path each costs some
+ * 2000 instructions, a third of them in the exception entry and exit
+ * (lockdep walks the locks the task holds when the exit turns interrupts
+ * back on) and in the decoder, which runs again even for a cached decode
+ * because the addresses depend on the registers.  So when the slow path
+ * caches the decode of a MOV between a register and memory, it also
+ * compiles it here into a struct kmemcheck_replay: register numbers,
+ * scale and displacement.  The next fault at that instruction is then
+ * replayed from exc_page_fault() before irqentry_enter(): address from the
+ * registers, the shadow checked or updated by kmemcheck_access_quick(),
+ * the access done with the page briefly shown.  Whatever needs more - an
+ * access not all initialized, one straddling a page, a debugger's
+ * single-step, an NMI, a step of kmemcheck pending - goes the full way.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#include <linux/kmemcheck.h>
+#include <linux/mm.h>
+#include <linux/stddef.h>
+
+#include <asm/insn.h>
+#include <asm/insn-eval.h>
+#include <asm/kmemcheck.h>
+#include <asm/ptrace.h>
+
+#include "emulate.h"
+#include "replay.h"
+
+#define KMEMCHECK_REPLAY_REG(r)	(offsetof(struct pt_regs, r) / sizeof(long))
+
+/* pt_regs, in longs, by ModRM register number; %esp is not replayed. */
+static const u8 kmemcheck_replay_regs[8] = {
+	KMEMCHECK_REPLAY_REG(ax), KMEMCHECK_REPLAY_REG(cx),
+	KMEMCHECK_REPLAY_REG(dx), KMEMCHECK_REPLAY_REG(bx),
+	KMEMCHECK_REPLAY_NO_REG, KMEMCHECK_REPLAY_REG(bp),
+	KMEMCHECK_REPLAY_REG(si), KMEMCHECK_REPLAY_REG(di),
+};
+
+/* The kind of a MOV of insn_decode_mmio()'s @type, or NONE. */
+static u8 kmemcheck_replay_kind(const struct insn *insn,
+				enum insn_mmio_type type)
+{
+	switch (type) {
+	case INSN_MMIO_WRITE:
+		return KMEMCHECK_REPLAY_STORE;
+	case INSN_MMIO_WRITE_IMM:
+		/* C6 /0 and C7 /0 only. */
+		return X86_MODRM_REG(insn->modrm.value) ?
+		       KMEMCHECK_REPLAY_NONE : KMEMCHECK_REPLAY_STORE_IMM;
+	case INSN_MMIO_READ:
+		return KMEMCHECK_REPLAY_LOAD;
+	case INSN_MMIO_READ_ZERO_EXTEND:
+		return insn->opnd_bytes == 4 ? KMEMCHECK_REPLAY_LOAD_ZX :
+		       KMEMCHECK_REPLAY_NONE;
+	case INSN_MMIO_READ_SIGN_EXTEND:
+		return insn->opnd_bytes == 4 ? KMEMCHECK_REPLAY_LOAD_SX :
+		       KMEMCHECK_REPLAY_NONE;
+	default:
+		return KMEMCHECK_REPLAY_NONE;
+	}
+}
+
+/* The register operand of @r's MOV, from ModRM.reg; false for %esp. */
+static bool kmemcheck_replay_reg(struct kmemcheck_replay *r,
+				 const struct insn *insn)
+{
+	unsigned int n = X86_MODRM_REG(insn->modrm.value);
+	bool byte_reg = r->size == 1 && (r->kind == KMEMCHECK_REPLAY_LOAD ||
+					 r->kind == KMEMCHECK_REPLAY_STORE);
+
+	if (r->kind == KMEMCHECK_REPLAY_STORE_IMM)
+		return true;
+	/* %ah-%bh: the second byte of %eax-%ebx. */
+	if (byte_reg && n >= 4) {
+		n -= 4;
+		r->reg_shift = 8;
+	}
+	r->reg = kmemcheck_replay_regs[n];
+	return r->reg != KMEMCHECK_REPLAY_NO_REG;
+}
+
+/* Base, index and scale of the memory operand; false if %esp-based. */
+static bool kmemcheck_replay_address(struct kmemcheck_replay *r,
+				     const struct insn *insn)
+{
+	unsigned int mod = X86_MODRM_MOD(insn->modrm.value);
+	unsigned int rm = X86_MODRM_RM(insn->modrm.value);
+	unsigned int sib = insn->sib.value;
+
+	r->base = KMEMCHECK_REPLAY_NO_REG;
+	r->index = KMEMCHECK_REPLAY_NO_REG;
+	r->disp = insn->displacement.value;
+	if (rm == 4) {
+		/* SIB; index 4 is none, base 5 with mod 0 a bare disp32. */
+		r->scale = X86_SIB_SCALE(sib);
+		if (X86_SIB_INDEX(sib) != 4)
+			r->index = kmemcheck_replay_regs[X86_SIB_INDEX(sib)];
+		rm = X86_SIB_BASE(sib);
+		if (rm == 4)
+			return false;
+	}
+	if (mod || rm != 5)
+		r->base = kmemcheck_replay_regs[rm];
+	return true;
+}
+
+/**
+ * kmemcheck_replay_compile() - compile a decoded MOV for the early fault path
+ * @r:		filled in; r->kind is KMEMCHECK_REPLAY_NONE if it cannot be
+ * @insn:	the instruction, as decoded by insn_decode() in 32-bit mode
+ */
+void kmemcheck_replay_compile(struct kmemcheck_replay *r, struct insn *insn)
+{
+	enum insn_mmio_type type;
+	insn_byte_t prefix;
+	int bytes, i;
+
+	memset(r, 0, sizeof(*r));
+	if (insn->addr_bytes != 4 || !insn->modrm.nbytes ||
+	    X86_MODRM_MOD(insn->modrm.value) == 3)
+		return;
+	/* Segment overrides, LOCK and REP are the slow path's. */
+	for_each_insn_prefix(insn, i, prefix) {
+		if (prefix != 0x66)
+			return;
+	}
+	type = insn_decode_mmio(insn, &bytes);
+	r->kind = kmemcheck_replay_kind(insn, type);
+	r->size = bytes;
+	r->len = insn->length;
+	r->imm = insn->immediate.value;
+	if (r->kind == KMEMCHECK_REPLAY_NONE ||
+	    (bytes != 1 && bytes != 2 && bytes != 4) ||
+	    !kmemcheck_replay_reg(r, insn) || !kmemcheck_replay_address(r, insn))
+		r->kind = KMEMCHECK_REPLAY_NONE;
+}
+
+static unsigned long *kmemcheck_replay_regp(struct pt_regs *regs, u8 n)
+{
+	return (unsigned long *)regs + n;
+}
+
+/* The linear address of @r's memory operand with the registers @regs. */
+static unsigned long kmemcheck_replay_ea(const struct kmemcheck_replay *r,
+					 struct pt_regs *regs)
+{
+	unsigned long addr = r->disp;
+
+	if (r->base != KMEMCHECK_REPLAY_NO_REG)
+		addr += *kmemcheck_replay_regp(regs, r->base);
+	if (r->index != KMEMCHECK_REPLAY_NO_REG)
+		addr += *kmemcheck_replay_regp(regs, r->index) << r->scale;
+	return addr;
+}
+
+/* Do @r's access at @mem, a present page now. */
+static void kmemcheck_replay_access(const struct kmemcheck_replay *r,
+				    struct pt_regs *regs, void *mem)
+{
+	unsigned long *reg = kmemcheck_replay_regp(regs, r->reg);
+	unsigned long mask, val;
+
+	switch (r->kind) {
+	case KMEMCHECK_REPLAY_STORE:
+		kmemcheck_store(mem, *reg >> r->reg_shift, r->size);
+		break;
+	case KMEMCHECK_REPLAY_STORE_IMM:
+		kmemcheck_store(mem, r->imm, r->size);
+		break;
+	case KMEMCHECK_REPLAY_LOAD:
+		val = kmemcheck_load(mem, r->size);
+		mask = r->size < 4 ? (1UL << (8 * r->size)) - 1 : ~0UL;
+		*reg = (*reg & ~(mask << r->reg_shift)) |
+		       (val << r->reg_shift);
+		break;
+	case KMEMCHECK_REPLAY_LOAD_ZX:
+		*reg = kmemcheck_load(mem, r->size);
+		break;
+	case KMEMCHECK_REPLAY_LOAD_SX:
+		val = kmemcheck_load(mem, r->size);
+		*reg = r->size == 1 ? (long)(s8)val : (long)(s16)val;
+		break;
+	}
+}
+
+/**
+ * kmemcheck_replay() - do a faulting MOV from its compiled decode
+ * @regs:	registers at the fault, in kernel mode; updated as the MOV would
+ * @address:	the faulting address, on a page kmemcheck may have hidden
+ *
+ * Called with interrupts off, outside NMIs, with no kmemcheck step pending.
+ *
+ * Return: true if the MOV was done and the shadow checked or updated;
+ * false, with nothing changed, if the full fault path must take it.
+ */
+bool kmemcheck_replay(struct pt_regs *regs, unsigned long address)
+{
+	pte_t *pte = kmemcheck_arch_pte(address);
+	const struct kmemcheck_replay *r;
+	unsigned long addr;
+	pteval_t val;
+	bool shown;
+
+	if (!pte || !kmemcheck_arch_pte_hidden(kmemcheck_arch_pte_val(pte)))
+		return false;
+	r = kmemcheck_decoded_replay(regs->ip);
+	if (!r)
+		return false;
+	addr = kmemcheck_replay_ea(r, regs);
+	if (address - addr >= r->size ||
+	    offset_in_page(addr) + r->size > PAGE_SIZE)
+		return false;
+	if (!kmemcheck_access_quick(addr, r->size,
+				    r->kind >= KMEMCHECK_REPLAY_STORE))
+		return false;
+	/* A store that left nothing to check has the page resting already. */
+	val = kmemcheck_arch_pte_val(pte);
+	shown = kmemcheck_arch_pte_hidden(val);
+	if (shown)
+		kmemcheck_arch_show_pte(pte, val);
+	kmemcheck_replay_access(r, regs, (void *)addr);
+	if (shown && !kmemcheck_page_may_rest(addr))
+		kmemcheck_arch_hide_pte(pte, val, addr);
+	regs->ip += r->len;
+	return true;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemcheck on x86-32: MOVs replayed from their cached decode.
+ *
+ * Copyright (C) 2026 The kmemcheck authors
+ */
+
+#ifndef _ARCH_X86_MM_KMEMCHECK_REPLAY_H
+#define _ARCH_X86_MM_KMEMCHECK_REPLAY_H
+
+#include <linux/types.h>
+
+struct insn;
+struct pt_regs;
+
+/* What a replayable MOV does; 0 is "not replayable". */
+enum kmemcheck_replay_kind {
+	KMEMCHECK_REPLAY_NONE,
+	KMEMCHECK_REPLAY_LOAD,		/* MOV r, m: the low bytes of r */
+	KMEMCHECK_REPLAY_LOAD_ZX,	/* MOVZX r32, m8/m16 */
+	KMEMCHECK_REPLAY_LOAD_SX,	/* MOVSX r32, m8/m16 */
+	KMEMCHECK_REPLAY_STORE,		/* MOV m, r */
+	KMEMCHECK_REPLAY_STORE_IMM,	/* MOV m, imm */
+};
+
+/* A register operand or address part that is not there. */
+#define KMEMCHECK_REPLAY_NO_REG	0xff
+
+/**
+ * struct kmemcheck_replay - a MOV between a register and memory, compiled
+ * @kind:	enum kmemcheck_replay_kind
+ * @size:	bytes accessed: 1, 2 or 4
+ * @reg:	the register operand, as an index of pt_regs in longs
+ * @reg_shift:	8 for %ah, %ch, %dh and %bh, else 0
+ * @base:	base register of the address, as @reg, or KMEMCHECK_REPLAY_NO_REG
+ * @index:	index register, likewise
+ * @scale:	the index is shifted left by this many bits
+ * @len:	length of the instruction
+ * @disp:	displacement of the address
+ * @imm:	the immediate stored by KMEMCHECK_REPLAY_STORE_IMM
+ *
+ * Everything the early fault path needs to do the access from the
+ * registers at the fault, without the decoder: flat segments, 32-bit
+ * addressing, no prefix but the operand size.
+ */
+struct kmemcheck_replay {
+	u8 kind;
+	u8 size;
+	u8 reg;
+	u8 reg_shift;
+	u8 base;
+	u8 index;
+	u8 scale;
+	u8 len;
+	s32 disp;
+	u32 imm;
+};
+
+void kmemcheck_replay_compile(struct kmemcheck_replay *r,
+			      struct insn *insn);
+bool kmemcheck_replay(struct pt_regs *regs, unsigned long address);
+
+/* decode_cache.c: the replay of the decode kept for @ip, if it holds. */
+const struct kmemcheck_replay *kmemcheck_decoded_replay(unsigned long ip);
+
+#endif /* _ARCH_X86_MM_KMEMCHECK_REPLAY_H */
