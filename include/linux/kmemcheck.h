@@ -400,6 +400,7 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_PARTIAL_PAGES,	/* pages with partial bit masks */
 	KMEMCHECK_COUNTER_PARTIAL_LOST,		/* bit masks not kept: no room */
 	KMEMCHECK_COUNTER_UNSELECTED,		/* allocations kmemcheck.track= left out */
+	KMEMCHECK_COUNTER_REPLAYED,		/* faults done before the fault entry */
 	KMEMCHECK_COUNTER_COUNT,
 };
 
@@ -413,7 +414,8 @@ static __always_inline void kmemcheck_count(enum kmemcheck_counter c)
 /* For the architecture's fault handler. */
 void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
 		      bool read, bool write);
-bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write);
+bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write,
+			    bool *rest);
 void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		    size_t size);
 void kmemcheck_unknown_insn(struct pt_regs *regs);

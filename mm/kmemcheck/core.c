@@ -16,12 +16,14 @@
 #include <linux/kmemcheck.h>
 #include <linux/kmemcheck-checks.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
+#include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/uaccess.h>
 
@@ -169,20 +171,93 @@ late_initcall(kmemcheck_late_init);
 /* Stack entries saved per allocation and free. */
 #define KMEMCHECK_ORIGIN_DEPTH	16
 
+/* Stacks remembered per CPU with their handles. */
+#define KMEMCHECK_STACK_CACHE	4
+
+/*
+ * The last stacks saved on this CPU.  A loop allocates and frees from the
+ * same places over and over, and comparing a few stacks costs a tenth of
+ * the depot's lookup (its hash, and RCU with lockdep).
+ */
+struct kmemcheck_stack_cache {
+	unsigned int next;
+	struct {
+		unsigned int nr;
+		depot_stack_handle_t handle;	/* 0: empty */
+		unsigned long entries[KMEMCHECK_ORIGIN_DEPTH];
+	} slot[KMEMCHECK_STACK_CACHE];
+};
+
+static DEFINE_PER_CPU(struct kmemcheck_stack_cache, kmemcheck_stack_cache);
+
+/*
+ * The handle of a stack of @nr @entries saved on this CPU lately, or 0.
+ * Raw interrupt toggles, here and in kmemcheck_stack_remember(): a few
+ * loads and stores, no lock.
+ */
+static depot_stack_handle_t kmemcheck_stack_cached(const unsigned long *entries,
+						   unsigned int nr)
+{
+	depot_stack_handle_t handle = 0;
+	struct kmemcheck_stack_cache *c;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_local_irq_save(flags);
+	c = this_cpu_ptr(&kmemcheck_stack_cache);
+	for (i = 0; i < KMEMCHECK_STACK_CACHE; i++) {
+		if (c->slot[i].handle && c->slot[i].nr == nr &&
+		    !memcmp(c->slot[i].entries, entries, nr * sizeof(*entries))) {
+			handle = c->slot[i].handle;
+			break;
+		}
+	}
+	raw_local_irq_restore(flags);
+	return handle;
+}
+
+static void kmemcheck_stack_remember(const unsigned long *entries,
+				     unsigned int nr,
+				     depot_stack_handle_t handle)
+{
+	struct kmemcheck_stack_cache *c;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_local_irq_save(flags);
+	c = this_cpu_ptr(&kmemcheck_stack_cache);
+	i = c->next++ % KMEMCHECK_STACK_CACHE;
+	c->slot[i].nr = nr;
+	memcpy(c->slot[i].entries, entries, nr * sizeof(*entries));
+	c->slot[i].handle = handle;
+	raw_local_irq_restore(flags);
+}
+
 /*
  * Save the current stack in the stack depot.  The depot allocates its pools
  * with __GFP_NOTRACK, so this cannot recurse into kmemcheck; it cannot
- * allocate at all in NMI context, and then saves only known stacks.
+ * allocate at all in NMI context, and then saves only known stacks.  An
+ * NMI may come while the cache of stacks is being written: it does not
+ * use it.
  */
 static depot_stack_handle_t kmemcheck_save_stack(gfp_t gfp)
 {
 	unsigned long entries[KMEMCHECK_ORIGIN_DEPTH];
+	depot_stack_handle_t handle;
 	unsigned int nr;
 
 	/* Skip this function: the stack starts at the allocator hook. */
-	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 1);
-	return stack_depot_save_flags(entries, nr, gfp,
-				      in_nmi() ? 0 : STACK_DEPOT_FLAG_CAN_ALLOC);
+	nr = kmemcheck_arch_save_stack(entries, ARRAY_SIZE(entries), 1);
+	if (in_nmi())
+		return stack_depot_save_flags(entries, nr, gfp, 0);
+	handle = kmemcheck_stack_cached(entries, nr);
+	if (handle)
+		return handle;
+	handle = stack_depot_save_flags(entries, nr, gfp,
+					STACK_DEPOT_FLAG_CAN_ALLOC);
+	if (handle)
+		kmemcheck_stack_remember(entries, nr, handle);
+	return handle;
 }
 
 /*
@@ -665,23 +740,23 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
  * @addr:	first byte, in a tracked page
  * @size:	number of bytes, all in that page
  * @write:	the access stores the bytes; otherwise it loads them
+ * @rest:	set to whether the page may stay mapped after the access
  *
- * For the architecture's early fault path, which runs before the kernel's
- * fault entry and may not report, follow a value, count hot spots or take
- * a lock.  A load passes if every byte is initialized, a store always:
- * its bytes become initialized.
+ * For the architecture's early fault path, which runs with interrupts off
+ * before the kernel's fault entry and may not report, follow a value,
+ * count hot spots or take a lock.  A load passes if every byte is
+ * initialized, a store always: its bytes become initialized.  The caller
+ * shows the page for the access, and hides it again unless @rest.
  *
  * Return: true if the access is checked and recorded; false, with nothing
  * changed, if it must go through kmemcheck_access() instead.
  */
-bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write)
+bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write,
+			    bool *rest)
 {
 	if (!kmemcheck_may_emulate() || kmemcheck_hot_counting())
 		return false;
-	if (!write)
-		return kmemcheck_shadow_initialized(addr, size);
-	kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_INITIALIZED);
-	return true;
+	return kmemcheck_shadow_quick(addr, size, write, rest);
 }
 
 /* === Following values ==================================================== */

@@ -31,6 +31,7 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_PARTIAL_PAGES]	= "partial pages",
 	[KMEMCHECK_COUNTER_PARTIAL_LOST]	= "partial bytes lost",
 	[KMEMCHECK_COUNTER_UNSELECTED]		= "allocations not selected",
+	[KMEMCHECK_COUNTER_REPLAYED]		= "replayed instructions",
 };
 
 static_assert(ARRAY_SIZE(kmemcheck_counter_names) == KMEMCHECK_COUNTER_COUNT);

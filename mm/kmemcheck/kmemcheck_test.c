@@ -36,6 +36,7 @@
 #include <linux/set_memory.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
@@ -1721,6 +1722,154 @@ static void test_init_one_fault(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 }
 
+/* ===== The early fault path: MOVs replayed from a cached decode ===== */
+
+/* One MOV each, at one address for every call. */
+static noinline u32 test_replay_load(const u32 *p)
+{
+	return READ_ONCE(*p);
+}
+
+static noinline void test_replay_store(u32 *p, u32 v)
+{
+	WRITE_ONCE(*p, v);
+}
+
+/*
+ * A store to a fresh object, through an instruction the fault handler has
+ * seen before: replayed, one fault and no step, and the bytes initialized.
+ */
+static void test_init_replayed_store(struct kunit *test)
+{
+	u32 *a = test_alloc(test, 16, GFP_KERNEL);
+	u32 *b = test_alloc(test, 16, GFP_KERNEL);
+	long faults, replayed;
+	unsigned long irq;
+
+	/* The first fault there goes the full way and keeps the decode. */
+	test_replay_store(&a[0], 1);
+	local_irq_save(irq);
+	faults = test_counter(KMEMCHECK_COUNTER_FAULTS);
+	replayed = test_counter(KMEMCHECK_COUNTER_REPLAYED);
+	test_replay_store(&b[0], 2);
+	faults = test_counter(KMEMCHECK_COUNTER_FAULTS) - faults;
+	replayed = test_counter(KMEMCHECK_COUNTER_REPLAYED) - replayed;
+	local_irq_restore(irq);
+
+	KUNIT_EXPECT_EQ(test, faults, 1);
+	KUNIT_EXPECT_EQ(test, replayed, kmemcheck_may_emulate() ? 1 : 0);
+	expect_shadow(test, &b[0], 4, KMEMCHECK_SHADOW_INITIALIZED);
+	expect_shadow(test, &b[1], 12, KMEMCHECK_SHADOW_UNINITIALIZED);
+	KUNIT_EXPECT_EQ(test, test_replay_load(&b[0]), 2);
+	KUNIT_EXPECT_EQ(test, test_replay_load(&a[0]), 1);
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * A load of uninitialized bytes through an instruction whose decode is
+ * kept: not replayed, but reported as at any other load.
+ */
+static void test_uninit_replayed_load(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	test_replay_store(&p[0], 1);
+	KUNIT_EXPECT_EQ(test, test_replay_load(&p[0]), 1);
+	KUNIT_EXPECT_EQ(test, test_replay_load(&p[0]), 1);
+	EXPECT_NO_REPORT(test);
+	test_replay_load(&p[2]);
+	EXPECT_REPORT(test, UNINIT, test_replay_load, 4, &p[2]);
+}
+
+/* The register forms the replay decodes itself: %ah-%bh, 16 bits, extended. */
+static noinline void test_replay_store_ah(u8 *p, u32 v)
+{
+	asm volatile("movb %%ah, %0" : "=m" (*p) : "a" (v));
+}
+
+static noinline u32 test_replay_load_bh(const u8 *p, u32 v)
+{
+	asm volatile("movb %1, %%bh" : "+b" (v) : "m" (*p));
+	return v;
+}
+
+static noinline void test_replay_store_u16(u16 *p, u16 v)
+{
+	WRITE_ONCE(*p, v);
+}
+
+static noinline void test_replay_store_imm(u32 *p)
+{
+	WRITE_ONCE(*p, 0x5a5a1234);
+}
+
+static noinline s32 test_replay_load_s8(const s8 *p)
+{
+	return READ_ONCE(*p);
+}
+
+static noinline u32 test_replay_load_u16(const u16 *p)
+{
+	return READ_ONCE(*p);
+}
+
+/*
+ * Each form twice, on objects whose last word stays uninitialized (so
+ * their page stays hidden): the first fault decodes, the second replays.
+ * Both must give what the CPU gives, and leave the shadow right.
+ */
+static void test_init_replayed_forms(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		u8 *p = test_alloc(test, 32, GFP_KERNEL);
+
+		test_replay_store_ah(&p[0], 0x1234);
+		test_replay_store_u16((u16 *)&p[2], 0xbeef);
+		test_replay_store_imm((u32 *)&p[4]);
+		test_replay_store_ah(&p[8], 0x80ff);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(p[0]), 0x12);
+		KUNIT_EXPECT_EQ(test, test_replay_load_bh(&p[0], 0xaabbccdd),
+				0xaabb12dd);
+		KUNIT_EXPECT_EQ(test, test_replay_load_u16((u16 *)&p[2]),
+				0xbeef);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(*(u32 *)&p[4]), 0x5a5a1234);
+		KUNIT_EXPECT_EQ(test, test_replay_load_s8((s8 *)&p[8]), -128);
+		expect_shadow(test, &p[0], 1, KMEMCHECK_SHADOW_INITIALIZED);
+		expect_shadow(test, &p[1], 1, KMEMCHECK_SHADOW_UNINITIALIZED);
+		expect_shadow(test, &p[2], 7, KMEMCHECK_SHADOW_INITIALIZED);
+		expect_shadow(test, &p[9], 23, KMEMCHECK_SHADOW_UNINITIALIZED);
+	}
+	EXPECT_NO_REPORT(test);
+}
+
+/*
+ * The stacks of origins come from the frame pointers (stack.c), not the
+ * unwinder: the same frames as stack_trace_save() from the same function.
+ */
+static noinline void test_stacks(unsigned long *fast, unsigned int *nr_fast,
+				 unsigned long *slow, unsigned int *nr_slow)
+{
+	*nr_fast = kmemcheck_arch_save_stack(fast, 16, 0);
+	*nr_slow = stack_trace_save(slow, 16, 0);
+}
+
+static void test_origin_stack(struct kunit *test)
+{
+	unsigned long fast[16], slow[16];
+	unsigned int nr_fast, nr_slow, i;
+
+	test_stacks(fast, &nr_fast, slow, &nr_slow);
+	KUNIT_ASSERT_GE(test, min(nr_fast, nr_slow), 4U);
+	/* Both start in test_stacks(), at their own call. */
+	KUNIT_EXPECT_GT(test, fast[0], (unsigned long)test_stacks);
+	KUNIT_EXPECT_LT(test, fast[0], slow[0]);
+	for (i = 1; i < min(nr_fast, nr_slow); i++)
+		KUNIT_EXPECT_EQ_MSG(test, fast[i], slow[i], "frame %u: %pS, %pS",
+				    i, (void *)fast[i], (void *)slow[i]);
+}
+
 /* An ADD to memory reads it first. */
 static void test_uninit_add_imm(struct kunit *test)
 {
@@ -3206,6 +3355,10 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_init_bts),
 	KUNIT_CASE(test_init_alu_emulated),
 	KUNIT_CASE(test_init_one_fault),
+	KUNIT_CASE(test_init_replayed_store),
+	KUNIT_CASE(test_uninit_replayed_load),
+	KUNIT_CASE(test_init_replayed_forms),
+	KUNIT_CASE(test_origin_stack),
 	KUNIT_CASE(test_init_strlen),
 	KUNIT_CASE(test_uninit_strlen),
 	KUNIT_CASE(test_uninit_add_imm),

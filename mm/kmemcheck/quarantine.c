@@ -121,7 +121,8 @@ void kmemcheck_quarantine_add(struct kmem_cache *s, void *object)
 		kmemcheck_shadow_expire((unsigned long)object, s->object_size);
 		return;
 	}
-	local_irq_save(flags);
+	/* Raw: no lock is taken, the shadow's fill is all it calls. */
+	raw_local_irq_save(flags);
 	q = &kmemcheck_quarantine[kmemcheck_quarantine_next];
 	kmemcheck_quarantine_next = (kmemcheck_quarantine_next + 1) %
 				    kmemcheck_quarantine_len;
@@ -129,7 +130,7 @@ void kmemcheck_quarantine_add(struct kmem_cache *s, void *object)
 	q->addr = (unsigned long)object;
 	q->size = s->object_size;
 	q->cache = s;
-	local_irq_restore(flags);
+	raw_local_irq_restore(flags);
 }
 
 /**

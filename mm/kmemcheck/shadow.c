@@ -207,28 +207,6 @@ u8 *kmemcheck_shadow_of(unsigned long addr)
 }
 
 /**
- * kmemcheck_shadow_initialized() - is every byte of a range initialized?
- * @addr:	first byte
- * @size:	number of bytes, all in one page
- *
- * Return: true if the page is tracked and every byte is in the
- * initialized state.
- */
-bool kmemcheck_shadow_initialized(unsigned long addr, size_t size)
-{
-	const u8 *shadow = kmemcheck_shadow_of(addr);
-
-	if (!shadow)
-		return false;
-	while (size--) {
-		if (kmemcheck_shadow_state(shadow++) !=
-		    KMEMCHECK_SHADOW_INITIALIZED)
-			return false;
-	}
-	return true;
-}
-
-/**
  * kmemcheck_page_tracked() - does kmemcheck track the page?
  * @addr:	any address in the page
  */
@@ -238,7 +216,7 @@ bool kmemcheck_page_tracked(unsigned long addr)
 }
 
 /* The count of bytes keeping the page of @shadow hidden. */
-static unsigned long *kmemcheck_pending(const u8 *shadow)
+static inline unsigned long *kmemcheck_pending(const u8 *shadow)
 {
 	return &virt_to_page(shadow)->private;
 }
@@ -347,22 +325,23 @@ static __always_inline long kmemcheck_shadow_fill_bytes(u8 *shadow, size_t n,
 							u8 state,
 							unsigned int hiding)
 {
+	u8 *end = shadow + n;
 	long delta = 0;
-	size_t i = 0;
 	u32 w;
 
-	while (i < n) {
-		if (IS_ALIGNED((unsigned long)&shadow[i], sizeof(u32)) &&
-		    n - i >= sizeof(u32)) {
-			delta += kmemcheck_shadow_fill_word((u32 *)&shadow[i],
-							    KMEMCHECK_BYTES_LOW,
-							    from, state, hiding);
-			i += sizeof(u32);
-			continue;
-		}
-		w = shadow[i];
+	while (shadow < end && !IS_ALIGNED((unsigned long)shadow, sizeof(u32))) {
+		w = *shadow;
 		delta += kmemcheck_shadow_fill_word(&w, 1, from, state, hiding);
-		shadow[i++] = w;
+		*shadow++ = w;
+	}
+	for (; shadow + sizeof(u32) <= end; shadow += sizeof(u32))
+		delta += kmemcheck_shadow_fill_word((u32 *)shadow,
+						    KMEMCHECK_BYTES_LOW, from,
+						    state, hiding);
+	while (shadow < end) {
+		w = *shadow;
+		delta += kmemcheck_shadow_fill_word(&w, 1, from, state, hiding);
+		*shadow++ = w;
 	}
 	return delta;
 }
@@ -372,16 +351,21 @@ static __always_inline long kmemcheck_shadow_fill_bytes(u8 *shadow, size_t n,
  * mask @from, to @state.  Allocations and frees fill whole objects: a word
  * of four shadow bytes at a time, the common masks known to the compiler.
  */
-static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
-				  unsigned int from, u8 state)
+static __always_inline void kmemcheck_shadow_fill(unsigned long addr,
+						  u8 *shadow, size_t n,
+						  unsigned int from, u8 state)
 {
 	unsigned long *pending = kmemcheck_pending(shadow);
 	unsigned int hiding = kmemcheck_hiding_states();
 	unsigned long before, flags;
 	long delta;
 
-	/* A fault in an interrupt may change the same page meanwhile. */
-	local_irq_save(flags);
+	/*
+	 * A fault in an interrupt may change the same page meanwhile.  Raw:
+	 * a few stores and no lock, where lockdep's tracing of interrupts
+	 * coming back on, which walks the locks held, would cost more.
+	 */
+	raw_local_irq_save(flags);
 	/* Only uninitialized bytes have partial masks (partial.c). */
 	if (from & BIT(KMEMCHECK_SHADOW_UNINITIALIZED))
 		kmemcheck_partial_forget(shadow, n);
@@ -399,7 +383,7 @@ static void kmemcheck_shadow_fill(unsigned long addr, u8 *shadow, size_t n,
 		kmemcheck_wake_page(addr);
 	else if (before && !*pending && READ_ONCE(kmemcheck_fastpath))
 		kmemcheck_arch_show_page(addr);
-	local_irq_restore(flags);
+	raw_local_irq_restore(flags);
 }
 
 /**
@@ -484,7 +468,8 @@ void kmemcheck_shadow_free(struct page *page, unsigned int nr)
 }
 
 /* Set the bytes of a range whose state is in the mask @from to @state. */
-static void kmemcheck_shadow_replace(unsigned long addr, size_t size,
+static __always_inline void kmemcheck_shadow_replace(unsigned long addr,
+						     size_t size,
 				     unsigned int from, u8 state)
 {
 	while (size) {
@@ -496,6 +481,53 @@ static void kmemcheck_shadow_replace(unsigned long addr, size_t size,
 		addr += n;
 		size -= n;
 	}
+}
+
+/**
+ * kmemcheck_shadow_quick() - check or record a small access, if it is simple
+ * @addr:	first byte
+ * @size:	number of bytes, all in the page of @addr
+ * @write:	a store, whose bytes become initialized; else a load
+ * @rest:	set to whether the page may rest mapped after the access
+ *
+ * The shadow side of kmemcheck_access_quick(), called with interrupts off.
+ * A load passes if every byte is initialized; a store always.  The page is
+ * neither shown nor hidden here: that is the caller's, after the access.
+ *
+ * Return: false, with nothing changed, if the page is not tracked or a
+ * byte loaded is not initialized.
+ */
+bool kmemcheck_shadow_quick(unsigned long addr, size_t size, bool write,
+			    bool *rest)
+{
+	u8 *shadow = kmemcheck_shadow_of(addr);
+	unsigned long *pending;
+	size_t i;
+
+	if (!shadow)
+		return false;
+	pending = kmemcheck_pending(shadow);
+	if (write) {
+		kmemcheck_partial_forget(shadow, size);
+		if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
+			*pending += kmemcheck_shadow_fill_bytes(shadow, size,
+					KMEMCHECK_SHADOW_ANY,
+					KMEMCHECK_SHADOW_INITIALIZED,
+					KMEMCHECK_SHADOW_HIDING_OBJECTS);
+		else
+			*pending += kmemcheck_shadow_fill_bytes(shadow, size,
+					KMEMCHECK_SHADOW_ANY,
+					KMEMCHECK_SHADOW_INITIALIZED,
+					kmemcheck_hiding_states());
+	} else {
+		for (i = 0; i < size; i++) {
+			if (kmemcheck_shadow_state(&shadow[i]) !=
+			    KMEMCHECK_SHADOW_INITIALIZED)
+				return false;
+		}
+	}
+	*rest = kmemcheck_fastpath && !*pending;
+	return true;
 }
 
 /**
@@ -600,13 +632,18 @@ void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
 	unsigned long flags;
 	unsigned int i;
 
-	for (i = 0; i < KMEMCHECK_ORIGIN_BYTES; i++) {
-		shadow[i] = kmemcheck_shadow_of(addr + i);
-		if (!shadow[i])
+	/* A slot within a page has its shadow bytes in a row. */
+	shadow[0] = kmemcheck_shadow_of(addr);
+	for (i = 1; i < KMEMCHECK_ORIGIN_BYTES; i++) {
+		if (!shadow[i - 1])
 			return;
+		shadow[i] = offset_in_page(addr + i) ? shadow[i - 1] + 1 :
+			    kmemcheck_shadow_of(addr + i);
 	}
-	/* A fault in an interrupt may change the states meanwhile. */
-	local_irq_save(flags);
+	if (!shadow[KMEMCHECK_ORIGIN_BYTES - 1])
+		return;
+	/* An interrupt may change the states meanwhile; raw, as in fill. */
+	raw_local_irq_save(flags);
 	for (i = 0; i < KMEMCHECK_ORIGIN_BYTES; i++) {
 		u8 bits = (v >> (i * KMEMCHECK_ORIGIN_BITS)) &
 			  GENMASK(KMEMCHECK_ORIGIN_BITS - 1, 0);
@@ -614,7 +651,7 @@ void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
 		*shadow[i] = kmemcheck_shadow_state(shadow[i]) |
 			     bits << KMEMCHECK_SHADOW_STATE_BITS;
 	}
-	local_irq_restore(flags);
+	raw_local_irq_restore(flags);
 }
 
 /**

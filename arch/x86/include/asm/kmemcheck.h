@@ -190,6 +190,8 @@ bool kmemcheck_debug_trap(struct pt_regs *regs);
 bool kmemcheck_arch_page_in_step(unsigned long addr);
 bool kmemcheck_early_fault(struct pt_regs *regs, unsigned long error_code,
 			   unsigned long address);
+unsigned int kmemcheck_arch_save_stack(unsigned long *entries,
+				       unsigned int max, unsigned int skip);
 #else
 static inline bool kmemcheck_page_fault(struct pt_regs *regs,
 					unsigned long error_code,

@@ -487,6 +487,7 @@ noinstr bool kmemcheck_early_fault(struct pt_regs *regs,
 	if (done) {
 		kmemcheck_count(KMEMCHECK_COUNTER_FAULTS);
 		kmemcheck_count(KMEMCHECK_COUNTER_EMULATED);
+		kmemcheck_count(KMEMCHECK_COUNTER_REPLAYED);
 	}
 	instrumentation_end();
 	return done;

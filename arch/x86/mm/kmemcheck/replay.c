@@ -205,9 +205,12 @@ bool kmemcheck_replay(struct pt_regs *regs, unsigned long address)
 	const struct kmemcheck_replay *r;
 	unsigned long addr;
 	pteval_t val;
-	bool shown;
+	bool rest;
 
-	if (!pte || !kmemcheck_arch_pte_hidden(kmemcheck_arch_pte_val(pte)))
+	if (!pte)
+		return false;
+	val = kmemcheck_arch_pte_val(pte);
+	if (!kmemcheck_arch_pte_hidden(val))
 		return false;
 	r = kmemcheck_decoded_replay(regs->ip);
 	if (!r)
@@ -217,15 +220,11 @@ bool kmemcheck_replay(struct pt_regs *regs, unsigned long address)
 	    offset_in_page(addr) + r->size > PAGE_SIZE)
 		return false;
 	if (!kmemcheck_access_quick(addr, r->size,
-				    r->kind >= KMEMCHECK_REPLAY_STORE))
+				    r->kind >= KMEMCHECK_REPLAY_STORE, &rest))
 		return false;
-	/* A store that left nothing to check has the page resting already. */
-	val = kmemcheck_arch_pte_val(pte);
-	shown = kmemcheck_arch_pte_hidden(val);
-	if (shown)
-		kmemcheck_arch_show_pte(pte, val);
+	kmemcheck_arch_show_pte(pte, val);
 	kmemcheck_replay_access(r, regs, (void *)addr);
-	if (shown && !kmemcheck_page_may_rest(addr))
+	if (!rest)
 		kmemcheck_arch_hide_pte(pte, val, addr);
 	regs->ip += r->len;
 	return true;
