@@ -1606,10 +1606,10 @@ static long test_counter(enum kmemcheck_counter c)
  * this instruction only.
  */
 static void expect_alu_same(struct kunit *test, u32 *p,
-			    const struct test_alu_case *c)
+			    const struct test_alu_case *c, bool replay)
 {
 	unsigned long eax = c->eax, local_eax = c->eax, flags, local_flags;
-	long emulated, steps;
+	long emulated, steps, replayed;
 	unsigned long irq;
 	u32 local = c->mem;
 
@@ -1617,9 +1617,11 @@ static void expect_alu_same(struct kunit *test, u32 *p,
 	local_irq_save(irq);
 	emulated = test_counter(KMEMCHECK_COUNTER_EMULATED);
 	steps = test_counter(KMEMCHECK_COUNTER_STEPS);
+	replayed = test_counter(KMEMCHECK_COUNTER_REPLAYED);
 	flags = c->run(p, &eax, c->src);
 	emulated = test_counter(KMEMCHECK_COUNTER_EMULATED) - emulated;
 	steps = test_counter(KMEMCHECK_COUNTER_STEPS) - steps;
+	replayed = test_counter(KMEMCHECK_COUNTER_REPLAYED) - replayed;
 	local_irq_restore(irq);
 	local_flags = c->run(&local, &local_eax, c->src);
 
@@ -1631,6 +1633,9 @@ static void expect_alu_same(struct kunit *test, u32 *p,
 	if (kmemcheck_may_emulate()) {
 		KUNIT_EXPECT_EQ_MSG(test, emulated, 1, "%s", c->name);
 		KUNIT_EXPECT_EQ_MSG(test, steps, 0, "%s", c->name);
+		if (replay)
+			KUNIT_EXPECT_EQ_MSG(test, replayed, 1, "%s replayed",
+					    c->name);
 	}
 }
 
@@ -1641,8 +1646,14 @@ static void test_init_alu_emulated(struct kunit *test)
 	u32 *p = test_alloc(test, 8, GFP_KERNEL);
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(test_alu_cases); i++)
-		expect_alu_same(test, p, &test_alu_cases[i]);
+	/*
+	 * The second run of each is replayed before the fault entry, from
+	 * the decode the first one left.
+	 */
+	for (i = 0; i < ARRAY_SIZE(test_alu_cases); i++) {
+		expect_alu_same(test, p, &test_alu_cases[i], false);
+		expect_alu_same(test, p, &test_alu_cases[i], true);
+	}
 	EXPECT_NO_REPORT(test);
 }
 
@@ -1779,6 +1790,28 @@ static void test_uninit_replayed_load(struct kunit *test)
 	EXPECT_NO_REPORT(test);
 	test_replay_load(&p[2]);
 	EXPECT_REPORT(test, UNINIT, test_replay_load, 4, &p[2]);
+}
+
+static noinline void test_replay_add(u32 *p)
+{
+	asm volatile("lock addl $1, %0" : "+m" (*p));
+}
+
+/*
+ * Arithmetic is replayed only on initialized memory: on uninitialized
+ * bytes, through the same instruction, it is reported.
+ */
+static void test_uninit_replayed_alu(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	test_replay_store(&p[0], 1);
+	test_replay_add(&p[0]);
+	test_replay_add(&p[0]);
+	KUNIT_EXPECT_EQ(test, test_replay_load(&p[0]), 3);
+	EXPECT_NO_REPORT(test);
+	test_replay_add(&p[2]);
+	EXPECT_REPORT(test, UNINIT, test_replay_add, 4, &p[2]);
 }
 
 /* The register forms the replay decodes itself: %ah-%bh, 16 bits, extended. */
@@ -3357,6 +3390,7 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_init_one_fault),
 	KUNIT_CASE(test_init_replayed_store),
 	KUNIT_CASE(test_uninit_replayed_load),
+	KUNIT_CASE(test_uninit_replayed_alu),
 	KUNIT_CASE(test_init_replayed_forms),
 	KUNIT_CASE(test_origin_stack),
 	KUNIT_CASE(test_init_strlen),

@@ -5,7 +5,8 @@
  * A workload takes its faults at a few thousand instructions, over and
  * over, and decoding one costs the in-tree decoder some hundreds of
  * instructions.  The last decode of each address is kept in a small
- * direct-mapped table; it is used only while the bytes at the address are
+ * two-way table (two addresses that hash alike, such as a store and the
+ * load that follows it, do not evict each other); it is used only while the bytes at the address are
  * still those it was decoded from, so text patched or reused since
  * (alternatives, kprobes, module text) is decoded afresh.  A MOV is
  * kept compiled too, for the early fault path (replay.c).
@@ -39,7 +40,32 @@ struct kmemcheck_decoded {
 	u8 bytes[MAX_INSN_SIZE];	/* the first insn.length are valid */
 };
 
-static struct kmemcheck_decoded kmemcheck_decoded[BIT(KMEMCHECK_DECODED_BITS)];
+/* Ways of a set: [0] the newer decode, [1] the older. */
+#define KMEMCHECK_DECODED_WAYS	2
+
+static struct kmemcheck_decoded
+	kmemcheck_decoded[BIT(KMEMCHECK_DECODED_BITS)][KMEMCHECK_DECODED_WAYS];
+
+/* The set of decodes where @ip may be kept. */
+static struct kmemcheck_decoded *kmemcheck_decoded_set(unsigned long ip)
+{
+	return kmemcheck_decoded[hash_long(ip, KMEMCHECK_DECODED_BITS)];
+}
+
+/* Keep a decode in @d, emptied first: a reader may not see it half done. */
+static void kmemcheck_decoded_keep(struct kmemcheck_decoded *d,
+				   unsigned long ip, const struct insn *insn,
+				   const struct kmemcheck_replay *replay,
+				   const u8 *bytes)
+{
+	WRITE_ONCE(d->ip, 0);
+	barrier();
+	d->insn = *insn;
+	d->replay = *replay;
+	memcpy(d->bytes, bytes, insn->length);
+	barrier();
+	WRITE_ONCE(d->ip, ip);
+}
 
 /*
  * Is the decode kept in @d that of the instruction at @ip?  Its bytes are
@@ -77,14 +103,18 @@ int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
 			    struct kmemcheck_insn *out)
 {
 	unsigned long ip = regs->ip;
+	struct kmemcheck_replay replay;
 	struct kmemcheck_decoded *d;
+	unsigned int way;
 	int ret;
 
 	if (in_nmi())
 		return kmemcheck_decode_at(regs, buf, insn, out);
-	d = &kmemcheck_decoded[hash_long(ip, KMEMCHECK_DECODED_BITS)];
-	if (kmemcheck_decoded_valid(d, ip, buf)) {
-		*insn = d->insn;
+	d = kmemcheck_decoded_set(ip);
+	for (way = 0; way < KMEMCHECK_DECODED_WAYS; way++) {
+		if (!kmemcheck_decoded_valid(&d[way], ip, buf))
+			continue;
+		*insn = d[way].insn;
 		/* The decoder's pointers are into the buffer it was given. */
 		insn->kaddr = buf;
 		insn->end_kaddr = buf + insn->length;
@@ -95,13 +125,12 @@ int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
 	ret = kmemcheck_decode_at(regs, buf, insn, out);
 	if (ret)
 		return ret;
-	WRITE_ONCE(d->ip, 0);
-	barrier();
-	d->insn = *insn;
-	kmemcheck_replay_compile(&d->replay, insn);
-	memcpy(d->bytes, buf, insn->length);
-	barrier();
-	WRITE_ONCE(d->ip, ip);
+	/* The newer decode ages unless it is of this address (text changed). */
+	if (d[0].ip && d[0].ip != ip)
+		kmemcheck_decoded_keep(&d[1], d[0].ip, &d[0].insn, &d[0].replay,
+				       d[0].bytes);
+	kmemcheck_replay_compile(&replay, insn);
+	kmemcheck_decoded_keep(&d[0], ip, insn, &replay, buf);
 	return 0;
 }
 
@@ -117,11 +146,13 @@ int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
  */
 const struct kmemcheck_replay *kmemcheck_decoded_replay(unsigned long ip)
 {
-	const struct kmemcheck_decoded *d =
-		&kmemcheck_decoded[hash_long(ip, KMEMCHECK_DECODED_BITS)];
-	unsigned int i, len = d->replay.len;
+	const struct kmemcheck_decoded *d = kmemcheck_decoded_set(ip);
 	const u8 *text = (const u8 *)ip;
+	unsigned int i, len;
 
+	if (d->ip != ip)
+		d++;
+	len = d->replay.len;
 	/* Only the page of @ip is sure to be mapped. */
 	if (d->ip != ip || d->replay.kind == KMEMCHECK_REPLAY_NONE ||
 	    offset_in_page(ip) + len > PAGE_SIZE)

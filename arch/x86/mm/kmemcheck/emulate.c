@@ -302,23 +302,6 @@ done:
 	return true;
 }
 
-/* What an arithmetic instruction does with its memory operand. */
-enum kmemcheck_alu_op {
-	KMEMCHECK_ALU_ADD,
-	KMEMCHECK_ALU_OR,
-	KMEMCHECK_ALU_AND,
-	KMEMCHECK_ALU_SUB,
-	KMEMCHECK_ALU_XOR,
-	KMEMCHECK_ALU_CMP,
-	KMEMCHECK_ALU_TEST,
-	KMEMCHECK_ALU_INC,
-	KMEMCHECK_ALU_DEC,
-	KMEMCHECK_ALU_XADD,
-	KMEMCHECK_ALU_XCHG,
-	KMEMCHECK_ALU_CMPXCHG,
-	KMEMCHECK_ALU_NONE,
-};
-
 /* The group 1 operations, by ModRM.reg, and by bits 5:3 of opcodes 00-3F. */
 static const u8 kmemcheck_alu_group1[8] = {
 	KMEMCHECK_ALU_ADD, KMEMCHECK_ALU_OR, KMEMCHECK_ALU_NONE /* ADC */,
@@ -454,21 +437,12 @@ static unsigned long kmemcheck_alu(enum kmemcheck_alu_op op, void *dst,
 	return flags;
 }
 
-/* One arithmetic instruction with a memory operand, as decoded. */
-struct kmemcheck_alu_insn {
-	enum kmemcheck_alu_op op;
-	bool to_reg;		/* the register is the destination */
-	bool imm;		/* the source is the immediate */
-	unsigned int size;
-};
-
 /*
  * Sort the arithmetic instructions that this code does: group 1 but ADC
  * and SBB, TEST, INC, DEC, XADD, XCHG and CMPXCHG, with a register or an
  * immediate; all set their flags whatever the flags were.
  */
-static bool kmemcheck_alu_decode(struct insn *insn,
-				 struct kmemcheck_alu_insn *alu)
+bool kmemcheck_alu_decode(struct insn *insn, struct kmemcheck_alu_insn *alu)
 {
 	u8 op0 = insn->opcode.bytes[0], op1 = insn->opcode.bytes[1];
 	unsigned int reg = X86_MODRM_REG(insn->modrm.value);
@@ -524,13 +498,50 @@ static bool kmemcheck_alu_decode(struct insn *insn,
 	       X86_MODRM_MOD(insn->modrm.value) != 3;
 }
 
+/**
+ * kmemcheck_alu_do() - run a decoded arithmetic instruction on mapped memory
+ * @alu:	the instruction
+ * @regs:	registers; %eax (CMPXCHG) and the flags are updated
+ * @addr:	its memory operand, mapped
+ * @reg:	its register operand, updated as the instruction updates it;
+ *		NULL for an immediate or unary one
+ * @val:	the value of the register or immediate operand
+ *
+ * Return: the flags the CPU set.
+ */
+unsigned long kmemcheck_alu_do(const struct kmemcheck_alu_insn *alu,
+			       struct pt_regs *regs, unsigned long addr,
+			       unsigned long *reg, unsigned long val)
+{
+	unsigned long mem, mask, flags;
+
+	if (alu->to_reg) {
+		/* reg op= mem: the register is the destination. */
+		mem = kmemcheck_load((void *)addr, alu->size);
+		flags = kmemcheck_alu(alu->op, &val, &mem, &regs->ax,
+				      alu->size);
+		if (alu->op != KMEMCHECK_ALU_CMP)
+			*reg = val;
+	} else {
+		flags = kmemcheck_alu(alu->op, (void *)addr, &val, &regs->ax,
+				      alu->size);
+		/* XADD and XCHG hand the old value back in the register. */
+		if (alu->op == KMEMCHECK_ALU_XADD ||
+		    alu->op == KMEMCHECK_ALU_XCHG)
+			*reg = val;
+	}
+	mask = kmemcheck_alu_flags(alu->op);
+	regs->flags = (regs->flags & ~mask) | (flags & mask);
+	return flags;
+}
+
 /* Do an arithmetic instruction between a register or immediate and memory. */
 static bool kmemcheck_arith(struct pt_regs *regs, struct insn *insn,
 			    const struct kmemcheck_insn *kinsn)
 {
 	const struct kmemcheck_access *a = &kinsn->access[0];
 	struct kmemcheck_alu_insn alu;
-	unsigned long *reg = NULL, val = 0, mem, mask, flags;
+	unsigned long *reg = NULL, val = 0, flags;
 	bool unary;
 
 	if (kinsn->nr != 1 || insn_has_rep_prefix(insn) ||
@@ -553,21 +564,7 @@ static bool kmemcheck_arith(struct pt_regs *regs, struct insn *insn,
 			 a->kind & KMEMCHECK_ACCESS_READ,
 			 (a->kind & KMEMCHECK_ACCESS_WRITE) &&
 			 alu.op != KMEMCHECK_ALU_CMPXCHG);
-	if (alu.to_reg) {
-		/* reg op= mem: the register is the destination. */
-		mem = kmemcheck_load((void *)a->addr, alu.size);
-		flags = kmemcheck_alu(alu.op, &val, &mem, &regs->ax, alu.size);
-		if (alu.op != KMEMCHECK_ALU_CMP)
-			*reg = val;
-	} else {
-		flags = kmemcheck_alu(alu.op, (void *)a->addr, &val, &regs->ax,
-				      alu.size);
-		/* XADD and XCHG hand the old value back in the register. */
-		if (alu.op == KMEMCHECK_ALU_XADD || alu.op == KMEMCHECK_ALU_XCHG)
-			*reg = val;
-	}
-	mask = kmemcheck_alu_flags(alu.op);
-	regs->flags = (regs->flags & ~mask) | (flags & mask);
+	flags = kmemcheck_alu_do(&alu, regs, a->addr, reg, val);
 	if (alu.op == KMEMCHECK_ALU_CMPXCHG && (flags & X86_EFLAGS_ZF))
 		kmemcheck_access(regs, a->addr, a->size, false, true);
 	regs->ip += insn->length;

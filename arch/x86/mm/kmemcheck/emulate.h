@@ -47,6 +47,36 @@ static inline void kmemcheck_store(void *p, unsigned long val,
 	}
 }
 
+/* What an arithmetic instruction does with its memory operand. */
+enum kmemcheck_alu_op {
+	KMEMCHECK_ALU_ADD,
+	KMEMCHECK_ALU_OR,
+	KMEMCHECK_ALU_AND,
+	KMEMCHECK_ALU_SUB,
+	KMEMCHECK_ALU_XOR,
+	KMEMCHECK_ALU_CMP,
+	KMEMCHECK_ALU_TEST,
+	KMEMCHECK_ALU_INC,
+	KMEMCHECK_ALU_DEC,
+	KMEMCHECK_ALU_XADD,
+	KMEMCHECK_ALU_XCHG,
+	KMEMCHECK_ALU_CMPXCHG,
+	KMEMCHECK_ALU_NONE,
+};
+
+/* One arithmetic instruction with a memory operand, as decoded. */
+struct kmemcheck_alu_insn {
+	enum kmemcheck_alu_op op;
+	bool to_reg;		/* the register is the destination */
+	bool imm;		/* the source is the immediate */
+	unsigned int size;
+};
+
+bool kmemcheck_alu_decode(struct insn *insn, struct kmemcheck_alu_insn *alu);
+unsigned long kmemcheck_alu_do(const struct kmemcheck_alu_insn *alu,
+			       struct pt_regs *regs, unsigned long addr,
+			       unsigned long *reg, unsigned long val);
+
 bool kmemcheck_emulate(struct pt_regs *regs, struct insn *insn,
 		       const struct kmemcheck_insn *kinsn);
 

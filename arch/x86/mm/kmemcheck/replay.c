@@ -66,7 +66,34 @@ static u8 kmemcheck_replay_kind(const struct insn *insn,
 	}
 }
 
-/* The register operand of @r's MOV, from ModRM.reg; false for %esp. */
+/*
+ * Arithmetic on memory, with a register, an immediate or alone, as
+ * emulate.c does it; the register forms with %eax-%ebx or their low byte.
+ */
+static u8 kmemcheck_replay_alu(struct kmemcheck_replay *r, struct insn *insn)
+{
+	struct kmemcheck_alu_insn alu;
+
+	if (insn_has_rep_prefix(insn) || !kmemcheck_alu_decode(insn, &alu))
+		return KMEMCHECK_REPLAY_NONE;
+	r->alu_op = alu.op;
+	r->alu_to_reg = alu.to_reg;
+	r->alu_imm = alu.imm;
+	r->size = alu.size;
+	if (alu.size == 1 && !alu.imm && alu.op != KMEMCHECK_ALU_INC &&
+	    alu.op != KMEMCHECK_ALU_DEC && X86_MODRM_REG(insn->modrm.value) >= 4)
+		return KMEMCHECK_REPLAY_NONE;
+	return KMEMCHECK_REPLAY_ALU;
+}
+
+/* Has an ALU replay a register operand? */
+static bool kmemcheck_replay_alu_reg(const struct kmemcheck_replay *r)
+{
+	return !r->alu_imm && r->alu_op != KMEMCHECK_ALU_INC &&
+	       r->alu_op != KMEMCHECK_ALU_DEC;
+}
+
+/* The register operand of @r, from ModRM.reg; false for %esp. */
 static bool kmemcheck_replay_reg(struct kmemcheck_replay *r,
 				 const struct insn *insn)
 {
@@ -74,7 +101,8 @@ static bool kmemcheck_replay_reg(struct kmemcheck_replay *r,
 	bool byte_reg = r->size == 1 && (r->kind == KMEMCHECK_REPLAY_LOAD ||
 					 r->kind == KMEMCHECK_REPLAY_STORE);
 
-	if (r->kind == KMEMCHECK_REPLAY_STORE_IMM)
+	if (r->kind == KMEMCHECK_REPLAY_STORE_IMM ||
+	    (r->kind == KMEMCHECK_REPLAY_ALU && !kmemcheck_replay_alu_reg(r)))
 		return true;
 	/* %ah-%bh: the second byte of %eax-%ebx. */
 	if (byte_reg && n >= 4) {
@@ -119,24 +147,30 @@ void kmemcheck_replay_compile(struct kmemcheck_replay *r, struct insn *insn)
 {
 	enum insn_mmio_type type;
 	insn_byte_t prefix;
+	bool lock = false;
 	int bytes, i;
 
 	memset(r, 0, sizeof(*r));
 	if (insn->addr_bytes != 4 || !insn->modrm.nbytes ||
 	    X86_MODRM_MOD(insn->modrm.value) == 3)
 		return;
-	/* Segment overrides, LOCK and REP are the slow path's. */
+	/* Segment overrides and REP are the slow path's, LOCK a MOV's. */
 	for_each_insn_prefix(insn, i, prefix) {
-		if (prefix != 0x66)
+		if (prefix == 0xf0)
+			lock = true;
+		else if (prefix != 0x66)
 			return;
 	}
 	type = insn_decode_mmio(insn, &bytes);
-	r->kind = kmemcheck_replay_kind(insn, type);
+	r->kind = lock ? KMEMCHECK_REPLAY_NONE :
+		      kmemcheck_replay_kind(insn, type);
 	r->size = bytes;
+	if (r->kind == KMEMCHECK_REPLAY_NONE)
+		r->kind = kmemcheck_replay_alu(r, insn);
 	r->len = insn->length;
 	r->imm = insn->immediate.value;
 	if (r->kind == KMEMCHECK_REPLAY_NONE ||
-	    (bytes != 1 && bytes != 2 && bytes != 4) ||
+	    (r->size != 1 && r->size != 2 && r->size != 4) ||
 	    !kmemcheck_replay_reg(r, insn) || !kmemcheck_replay_address(r, insn))
 		r->kind = KMEMCHECK_REPLAY_NONE;
 }
@@ -157,6 +191,25 @@ static unsigned long kmemcheck_replay_ea(const struct kmemcheck_replay *r,
 	if (r->index != KMEMCHECK_REPLAY_NO_REG)
 		addr += *kmemcheck_replay_regp(regs, r->index) << r->scale;
 	return addr;
+}
+
+/* The arithmetic of @r on @addr: its bytes all initialized, it is mapped. */
+static void kmemcheck_replay_arith(const struct kmemcheck_replay *r,
+				   struct pt_regs *regs, unsigned long addr)
+{
+	struct kmemcheck_alu_insn alu = {
+		.op = r->alu_op,
+		.to_reg = r->alu_to_reg,
+		.imm = r->alu_imm,
+		.size = r->size,
+	};
+	unsigned long *reg = NULL, val = (long)(s32)r->imm;
+
+	if (kmemcheck_replay_alu_reg(r)) {
+		reg = kmemcheck_replay_regp(regs, r->reg);
+		val = *reg;
+	}
+	kmemcheck_alu_do(&alu, regs, addr, reg, val);
 }
 
 /* Do @r's access at @mem, a present page now. */
@@ -185,6 +238,9 @@ static void kmemcheck_replay_access(const struct kmemcheck_replay *r,
 	case KMEMCHECK_REPLAY_LOAD_SX:
 		val = kmemcheck_load(mem, r->size);
 		*reg = r->size == 1 ? (long)(s8)val : (long)(s16)val;
+		break;
+	case KMEMCHECK_REPLAY_ALU:
+		kmemcheck_replay_arith(r, regs, (unsigned long)mem);
 		break;
 	}
 }
@@ -219,8 +275,13 @@ bool kmemcheck_replay(struct pt_regs *regs, unsigned long address)
 	if (address - addr >= r->size ||
 	    offset_in_page(addr) + r->size > PAGE_SIZE)
 		return false;
+	/*
+	 * Arithmetic only on initialized bytes, which it leaves initialized:
+	 * the check of a load is all it needs.
+	 */
 	if (!kmemcheck_access_quick(addr, r->size,
-				    r->kind >= KMEMCHECK_REPLAY_STORE, &rest))
+				    r->kind == KMEMCHECK_REPLAY_STORE ||
+				    r->kind == KMEMCHECK_REPLAY_STORE_IMM, &rest))
 		return false;
 	kmemcheck_arch_show_pte(pte, val);
 	kmemcheck_replay_access(r, regs, (void *)addr);

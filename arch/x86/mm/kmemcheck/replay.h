@@ -21,6 +21,7 @@ enum kmemcheck_replay_kind {
 	KMEMCHECK_REPLAY_LOAD_SX,	/* MOVSX r32, m8/m16 */
 	KMEMCHECK_REPLAY_STORE,		/* MOV m, r */
 	KMEMCHECK_REPLAY_STORE_IMM,	/* MOV m, imm */
+	KMEMCHECK_REPLAY_ALU,		/* arithmetic on initialized memory */
 };
 
 /* A register operand or address part that is not there. */
@@ -37,11 +38,14 @@ enum kmemcheck_replay_kind {
  * @scale:	the index is shifted left by this many bits
  * @len:	length of the instruction
  * @disp:	displacement of the address
- * @imm:	the immediate stored by KMEMCHECK_REPLAY_STORE_IMM
+ * @imm:	the immediate of KMEMCHECK_REPLAY_STORE_IMM, or of an ALU one
+ * @alu_op:	for KMEMCHECK_REPLAY_ALU: enum kmemcheck_alu_op
+ * @alu_to_reg:	... the register is the destination
+ * @alu_imm:	... the source is @imm
  *
  * Everything the early fault path needs to do the access from the
  * registers at the fault, without the decoder: flat segments, 32-bit
- * addressing, no prefix but the operand size.
+ * addressing, no prefix but the operand size (and LOCK, for arithmetic).
  */
 struct kmemcheck_replay {
 	u8 kind;
@@ -54,6 +58,9 @@ struct kmemcheck_replay {
 	u8 len;
 	s32 disp;
 	u32 imm;
+	u8 alu_op;
+	bool alu_to_reg;
+	bool alu_imm;
 };
 
 void kmemcheck_replay_compile(struct kmemcheck_replay *r,
