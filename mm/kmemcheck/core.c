@@ -635,6 +635,9 @@ static bool kmemcheck_find_bad(unsigned long addr, size_t size,
 		u8 *shadow = kmemcheck_shadow_of(addr);
 		size_t i;
 
+		/* Most copies are all initialized: a word at a time. */
+		if (shadow && kmemcheck_shadow_range_initialized(addr, n))
+			shadow = NULL;
 		for (i = 0; shadow && i < n; i++) {
 			u8 checked = kmemcheck_shadow_checked(addr + i,
 							      &shadow[i]);
@@ -901,7 +904,7 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 {
 	bool checking = kmemcheck_checking();
 	bool reported = false;
-	size_t i;
+	size_t i, chunk_end = 0;
 
 	/*
 	 * A copy to user space was checked by kmemcheck_copy_to_user(),
@@ -912,12 +915,33 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 
 	for (i = 0; i < size; i++) {
 		u8 *from = kmemcheck_shadow_of(src + i);
-		u8 *to = kmemcheck_shadow_of(dst + i);
-		u8 state = from ? kmemcheck_shadow_checked(src + i, from) :
-				  KMEMCHECK_SHADOW_INITIALIZED;
-		bool stale = state == KMEMCHECK_SHADOW_FREED ||
-			     state == KMEMCHECK_SHADOW_UNALLOCATED;
+		u8 *to, state;
+		bool stale;
 
+		/*
+		 * Initialized bytes, or bytes from untracked memory, arrive
+		 * initialized: as many at once as both pages hold.  A chunk
+		 * that is not is copied byte by byte, and tried whole once.
+		 */
+		if (i == chunk_end) {
+			size_t n = min3(size - i,
+					PAGE_SIZE - offset_in_page(src + i),
+					PAGE_SIZE - offset_in_page(dst + i));
+
+			chunk_end = i + n;
+			if (!from ||
+			    kmemcheck_shadow_range_initialized(src + i, n)) {
+				kmemcheck_shadow_set(dst + i, n,
+						     KMEMCHECK_SHADOW_INITIALIZED);
+				i = chunk_end - 1;
+				continue;
+			}
+		}
+		to = kmemcheck_shadow_of(dst + i);
+		state = from ? kmemcheck_shadow_checked(src + i, from) :
+			       KMEMCHECK_SHADOW_INITIALIZED;
+		stale = state == KMEMCHECK_SHADOW_FREED ||
+			state == KMEMCHECK_SHADOW_UNALLOCATED;
 		if (!reported && checking &&
 		    (stale || (!to && state != KMEMCHECK_SHADOW_INITIALIZED))) {
 			kmemcheck_report(regs, stale ? kmemcheck_bug_of(state) :

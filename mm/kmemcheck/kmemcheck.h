@@ -85,6 +85,7 @@ bool kmemcheck_slack_known(const struct kmem_cache *s);
 u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
 void kmemcheck_shadow_free(struct page *page, unsigned int nr);
+bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n);
 bool kmemcheck_shadow_quick(unsigned long addr, size_t size, bool write,
 			    bool *rest);
 void kmemcheck_shadow_set(unsigned long addr, size_t size,

@@ -57,6 +57,9 @@
 #endif
 #define MODULE_PARAM_PREFIX "kmemcheck."
 
+/* Bit 0 of each of the four bytes of a shadow word. */
+#define KMEMCHECK_BYTES_LOW	0x01010101U
+
 enum kmemcheck_fastpath {
 	KMEMCHECK_FASTPATH_OFF,		/* every access faults and is stepped */
 	KMEMCHECK_FASTPATH_PAGES,	/* pages all initialized rest */
@@ -207,6 +210,43 @@ u8 *kmemcheck_shadow_of(unsigned long addr)
 }
 
 /**
+ * kmemcheck_shadow_range_initialized() - are the bytes of a range all written?
+ * @addr:	first byte
+ * @n:		number of bytes, all in the page of @addr
+ *
+ * The quick test of a copy or check of many bytes: four shadow bytes at a
+ * time.  Only the state in the shadow counts: a byte that a read would
+ * take as initialized although it is not in that state (see
+ * kmemcheck_shadow_checked()) makes it false.
+ *
+ * Return: true if the page is tracked and every byte is initialized.
+ */
+bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n)
+{
+	const u8 *shadow = kmemcheck_shadow_of(addr);
+	const u32 init = KMEMCHECK_SHADOW_INITIALIZED * KMEMCHECK_BYTES_LOW;
+
+	if (!shadow)
+		return false;
+	for (; n && !IS_ALIGNED((unsigned long)shadow, sizeof(u32)); n--) {
+		if (kmemcheck_shadow_state(shadow++) !=
+		    KMEMCHECK_SHADOW_INITIALIZED)
+			return false;
+	}
+	for (; n >= sizeof(u32); n -= sizeof(u32), shadow += sizeof(u32)) {
+		if ((*(const u32 *)shadow &
+		     (KMEMCHECK_SHADOW_STATE_MASK * KMEMCHECK_BYTES_LOW)) != init)
+			return false;
+	}
+	for (; n; n--) {
+		if (kmemcheck_shadow_state(shadow++) !=
+		    KMEMCHECK_SHADOW_INITIALIZED)
+			return false;
+	}
+	return true;
+}
+
+/**
  * kmemcheck_page_tracked() - does kmemcheck track the page?
  * @addr:	any address in the page
  */
@@ -252,9 +292,6 @@ static void kmemcheck_wake_page(unsigned long addr)
 /* The states keeping a page hidden with kmemcheck.fastpath=2. */
 #define KMEMCHECK_SHADOW_HIDING_OBJECTS \
 	(BIT(KMEMCHECK_SHADOW_UNINITIALIZED) | BIT(KMEMCHECK_SHADOW_FREED))
-
-/* Bit 0 of each of the four bytes of a shadow word. */
-#define KMEMCHECK_BYTES_LOW	0x01010101U
 
 /*
  * Bit 0 set in each byte of the shadow word @w, among those in @valid,
