@@ -4,12 +4,14 @@
  *
  * A workload takes its faults at a few thousand instructions, over and
  * over, and decoding one costs the in-tree decoder some hundreds of
- * instructions.  The last decode of each address is kept in a small
- * two-way table (two addresses that hash alike, such as a store and the
- * load that follows it, do not evict each other); it is used only while the bytes at the address are
- * still those it was decoded from, so text patched or reused since
- * (alternatives, kprobes, module text) is decoded afresh.  A MOV is
- * kept compiled too, for the early fault path (replay.c).
+ * instructions.  The last decode of each address is kept in a two-way
+ * table of 2048 (two addresses that hash alike, such as a store and the
+ * load after it, do not evict each other; TCP alone faults at some
+ * thousands of addresses).  A decode is used only while the bytes at the
+ * address are still those it was decoded from, so text patched or reused
+ * since (alternatives, kprobes, module text) is decoded afresh.  A MOV
+ * or arithmetic instruction is kept compiled too, for the early fault
+ * path (replay.c).
  *
  * The table is written by the page fault handler, which runs with
  * interrupts off; NMI-like contexts (NMIs, the debug trap of a step) may
@@ -20,8 +22,12 @@
 
 #include <linux/compiler.h>
 #include <linux/hardirq.h>
+#include <linux/gfp.h>
 #include <linux/hash.h>
+#include <linux/init.h>
+#include <linux/kmemcheck.h>
 #include <linux/mm.h>
+#include <linux/printk.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -31,7 +37,7 @@
 #include "decode.h"
 #include "replay.h"
 
-#define KMEMCHECK_DECODED_BITS	8
+#define KMEMCHECK_DECODED_BITS	10
 
 struct kmemcheck_decoded {
 	unsigned long ip;		/* 0: empty, or being written */
@@ -43,12 +49,30 @@ struct kmemcheck_decoded {
 /* Ways of a set: [0] the newer decode, [1] the older. */
 #define KMEMCHECK_DECODED_WAYS	2
 
+/* Allocated at boot with kmemcheck on; none before, nor with it off. */
 static struct kmemcheck_decoded
-	kmemcheck_decoded[BIT(KMEMCHECK_DECODED_BITS)][KMEMCHECK_DECODED_WAYS];
+	(*kmemcheck_decoded)[KMEMCHECK_DECODED_WAYS] __read_mostly;
 
-/* The set of decodes where @ip may be kept. */
+static int __init kmemcheck_decoded_init(void)
+{
+	size_t size = sizeof(*kmemcheck_decoded) << KMEMCHECK_DECODED_BITS;
+
+	if (!kmemcheck_enabled())
+		return 0;
+	/* Untracked: the fault handler reads it. */
+	kmemcheck_decoded = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO |
+					      __GFP_NOTRACK | __GFP_NOWARN);
+	if (!kmemcheck_decoded)
+		pr_warn("kmemcheck: no memory for the decode cache; faults will decode every time\n");
+	return 0;
+}
+early_initcall(kmemcheck_decoded_init);
+
+/* The set of decodes where @ip may be kept, or NULL if there is no table. */
 static struct kmemcheck_decoded *kmemcheck_decoded_set(unsigned long ip)
 {
+	if (!kmemcheck_decoded)
+		return NULL;
 	return kmemcheck_decoded[hash_long(ip, KMEMCHECK_DECODED_BITS)];
 }
 
@@ -108,9 +132,9 @@ int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
 	unsigned int way;
 	int ret;
 
-	if (in_nmi())
-		return kmemcheck_decode_at(regs, buf, insn, out);
 	d = kmemcheck_decoded_set(ip);
+	if (in_nmi() || !d)
+		return kmemcheck_decode_at(regs, buf, insn, out);
 	for (way = 0; way < KMEMCHECK_DECODED_WAYS; way++) {
 		if (!kmemcheck_decoded_valid(&d[way], ip, buf))
 			continue;
@@ -150,6 +174,8 @@ const struct kmemcheck_replay *kmemcheck_decoded_replay(unsigned long ip)
 	const u8 *text = (const u8 *)ip;
 	unsigned int i, len;
 
+	if (!d)
+		return NULL;
 	if (d->ip != ip)
 		d++;
 	len = d->replay.len;
