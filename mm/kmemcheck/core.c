@@ -205,12 +205,16 @@ static depot_stack_handle_t kmemcheck_stack_cached(const unsigned long *entries,
 
 	raw_local_irq_save(flags);
 	c = this_cpu_ptr(&kmemcheck_stack_cache);
-	for (i = 0; i < KMEMCHECK_STACK_CACHE; i++) {
-		if (c->slot[i].handle && c->slot[i].nr == nr &&
-		    !memcmp(c->slot[i].entries, entries, nr * sizeof(*entries))) {
+	for (i = 0; i < KMEMCHECK_STACK_CACHE && !handle; i++) {
+		unsigned int j;
+
+		if (!c->slot[i].handle || c->slot[i].nr != nr)
+			continue;
+		/* memcmp() goes byte by byte on x86-32. */
+		for (j = 0; j < nr && c->slot[i].entries[j] == entries[j]; j++)
+			;
+		if (j == nr)
 			handle = c->slot[i].handle;
-			break;
-		}
 	}
 	raw_local_irq_restore(flags);
 	return handle;

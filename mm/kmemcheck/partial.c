@@ -88,13 +88,13 @@ static void kmemcheck_partial_give_back(unsigned long page)
 }
 
 /* Where the partial page of the page shadowed by @shadow is kept. */
-static unsigned long *kmemcheck_partial_slot(const u8 *shadow)
+static __always_inline unsigned long *kmemcheck_partial_slot(const u8 *shadow)
 {
 	return &virt_to_page(shadow)->index;
 }
 
 /* The mask byte of @shadow, or NULL if its page has no partial page. */
-static u8 *kmemcheck_partial_mask(const u8 *shadow)
+static __always_inline u8 *kmemcheck_partial_mask(const u8 *shadow)
 {
 	unsigned long page = READ_ONCE(*kmemcheck_partial_slot(shadow));
 

@@ -256,7 +256,7 @@ bool kmemcheck_page_tracked(unsigned long addr)
 }
 
 /* The count of bytes keeping the page of @shadow hidden. */
-static inline unsigned long *kmemcheck_pending(const u8 *shadow)
+static __always_inline unsigned long *kmemcheck_pending(const u8 *shadow)
 {
 	return &virt_to_page(shadow)->private;
 }
@@ -579,7 +579,25 @@ bool kmemcheck_shadow_quick(unsigned long addr, size_t size, bool write,
 void kmemcheck_shadow_set(unsigned long addr, size_t size,
 			  enum kmemcheck_shadow state)
 {
-	kmemcheck_shadow_replace(addr, size, KMEMCHECK_SHADOW_ANY, state);
+	/* A constant state for each: the fill of a word folds to a few ops. */
+	switch (state) {
+	case KMEMCHECK_SHADOW_UNALLOCATED:
+		kmemcheck_shadow_replace(addr, size, KMEMCHECK_SHADOW_ANY,
+					 KMEMCHECK_SHADOW_UNALLOCATED);
+		break;
+	case KMEMCHECK_SHADOW_UNINITIALIZED:
+		kmemcheck_shadow_replace(addr, size, KMEMCHECK_SHADOW_ANY,
+					 KMEMCHECK_SHADOW_UNINITIALIZED);
+		break;
+	case KMEMCHECK_SHADOW_INITIALIZED:
+		kmemcheck_shadow_replace(addr, size, KMEMCHECK_SHADOW_ANY,
+					 KMEMCHECK_SHADOW_INITIALIZED);
+		break;
+	default:
+		kmemcheck_shadow_replace(addr, size, KMEMCHECK_SHADOW_ANY,
+					 KMEMCHECK_SHADOW_FREED);
+		break;
+	}
 }
 
 /**
