@@ -742,30 +742,6 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
 		kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_INITIALIZED);
 }
 
-/**
- * kmemcheck_access_quick() - kmemcheck_access() for an access with nothing to say
- * @addr:	first byte, in a tracked page
- * @size:	number of bytes, all in that page
- * @write:	the access stores the bytes; otherwise it loads them
- * @rest:	set to whether the page may stay mapped after the access
- *
- * For the architecture's early fault path, which runs with interrupts off
- * before the kernel's fault entry and may not report, follow a value,
- * count hot spots or take a lock.  A load passes if every byte is
- * initialized, a store always: its bytes become initialized.  The caller
- * shows the page for the access, and hides it again unless @rest.
- *
- * Return: true if the access is checked and recorded; false, with nothing
- * changed, if it must go through kmemcheck_access() instead.
- */
-bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write,
-			    bool *rest)
-{
-	if (!kmemcheck_may_emulate() || kmemcheck_hot_counting())
-		return false;
-	return kmemcheck_shadow_quick(addr, size, write, rest);
-}
-
 /* === Following values ==================================================== */
 
 #ifdef MODULE_PARAM_PREFIX

@@ -40,20 +40,12 @@
 #endif
 #define MODULE_PARAM_PREFIX "kmemcheck."
 
-/* Are faults counted?  Set at boot, or by the first write to the file. */
-static bool kmemcheck_hot_on __read_mostly;
-module_param_named(hot, kmemcheck_hot_on, bool, 0444);
-
-/**
- * kmemcheck_hot_counting() - are faults counted for the hot spots?
- *
- * Return: true once kmemcheck.hot=1 or a write to debugfs kmemcheck/hot
- * turned counting on: then every fault goes through kmemcheck_hot_fault().
+/*
+ * Are faults counted?  Set at boot, or by the first write to the file.
+ * Then every fault takes the full path, the only one that counts.
  */
-bool kmemcheck_hot_counting(void)
-{
-	return READ_ONCE(kmemcheck_hot_on);
-}
+bool kmemcheck_hot_on __read_mostly;
+module_param_named(hot, kmemcheck_hot_on, bool, 0444);
 
 /*
  * A busy workload faults at a few thousand instructions, on pages of a

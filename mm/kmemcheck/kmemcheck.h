@@ -11,6 +11,7 @@
 
 #include <linux/atomic.h>
 #include <linux/kmemcheck.h>
+#include <linux/mm.h>
 #include <linux/stackdepot.h>
 #include <linux/types.h>
 
@@ -86,8 +87,6 @@ u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
 void kmemcheck_shadow_free(struct page *page, unsigned int nr);
 bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n);
-bool kmemcheck_shadow_quick(unsigned long addr, size_t size, bool write,
-			    bool *rest);
 void kmemcheck_shadow_set(unsigned long addr, size_t size,
 			  enum kmemcheck_shadow state);
 void kmemcheck_shadow_expire(unsigned long addr, size_t size);
@@ -104,7 +103,31 @@ depot_stack_handle_t kmemcheck_origin_get(unsigned long addr,
 void kmemcheck_partial_init_shadow(const u8 *shadow);
 u8 kmemcheck_partial_defined(const u8 *shadow);
 bool kmemcheck_partial_set(u8 *shadow, u8 defined);
-void kmemcheck_partial_forget(const u8 *shadow, size_t n);
+void __kmemcheck_partial_forget(const u8 *shadow, size_t n);
+
+/*
+ * Where the partial page of the page shadowed by @shadow is kept: the
+ * shadow page's ->index, which kmemcheck owns as it owns ->private.
+ */
+static __always_inline unsigned long *kmemcheck_partial_slot(const u8 *shadow)
+{
+	return &virt_to_page(shadow)->index;
+}
+
+/*
+ * kmemcheck_partial_forget() - no bit of a range of bytes is known any more
+ * @shadow:	the shadow byte of the first
+ * @n:		number of bytes, all in one page
+ *
+ * Called whenever the state of bytes changes; most pages have no partial
+ * page, and it costs them a load.
+ */
+static __always_inline void kmemcheck_partial_forget(const u8 *shadow,
+						     size_t n)
+{
+	if (READ_ONCE(*kmemcheck_partial_slot(shadow)))
+		__kmemcheck_partial_forget(shadow, n);
+}
 void kmemcheck_partial_free(const u8 *shadow);
 
 /* quarantine.c: how long freed objects stay checked with fastpath=2. */
@@ -140,7 +163,13 @@ void kmemcheck_sites_show(struct seq_file *seq);
 
 /* hot.c: the caches and instructions that take the faults. */
 void __init kmemcheck_hot_init(struct dentry *dir);
-bool kmemcheck_hot_counting(void);
+extern bool kmemcheck_hot_on;
+
+/* Are faults counted for the hot spots (kmemcheck.hot)? */
+static inline bool kmemcheck_hot_counting(void)
+{
+	return READ_ONCE(kmemcheck_hot_on);
+}
 
 /* hidden.c: what keeps tracked pages from resting. */
 struct kmemcheck_census {

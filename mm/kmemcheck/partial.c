@@ -87,12 +87,6 @@ static void kmemcheck_partial_give_back(unsigned long page)
 	WARN_ON_ONCE(1);
 }
 
-/* Where the partial page of the page shadowed by @shadow is kept. */
-static __always_inline unsigned long *kmemcheck_partial_slot(const u8 *shadow)
-{
-	return &virt_to_page(shadow)->index;
-}
-
 /* The mask byte of @shadow, or NULL if its page has no partial page. */
 static __always_inline u8 *kmemcheck_partial_mask(const u8 *shadow)
 {
@@ -157,14 +151,8 @@ bool kmemcheck_partial_set(u8 *shadow, u8 defined)
 	return true;
 }
 
-/**
- * kmemcheck_partial_forget() - no bit of a range of bytes is known any more
- * @shadow:	the shadow byte of the first
- * @n:		number of bytes, all in one page
- *
- * Called whenever the state of bytes changes.
- */
-void kmemcheck_partial_forget(const u8 *shadow, size_t n)
+/* kmemcheck_partial_forget() (kmemcheck.h) for a page with a partial page. */
+void __kmemcheck_partial_forget(const u8 *shadow, size_t n)
 {
 	u8 *mask = kmemcheck_partial_mask(shadow);
 

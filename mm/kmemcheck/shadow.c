@@ -59,6 +59,9 @@
 
 /* Bit 0 of each of the four bytes of a shadow word. */
 #define KMEMCHECK_BYTES_LOW	0x01010101U
+/* The state bits of a shadow word, and those of four initialized bytes. */
+#define KMEMCHECK_WORD_STATES	(KMEMCHECK_SHADOW_STATE_MASK * KMEMCHECK_BYTES_LOW)
+#define KMEMCHECK_WORD_INIT	(KMEMCHECK_SHADOW_INITIALIZED * KMEMCHECK_BYTES_LOW)
 
 enum kmemcheck_fastpath {
 	KMEMCHECK_FASTPATH_OFF,		/* every access faults and is stepped */
@@ -179,15 +182,8 @@ u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow)
 	       KMEMCHECK_SHADOW_INITIALIZED : KMEMCHECK_SHADOW_UNINITIALIZED;
 }
 
-/**
- * kmemcheck_shadow_of() - find the shadow byte of an address
- * @addr:	any address
- *
- * Safe from any context: it only reads the memory map.
- *
- * Return: the shadow byte, or NULL if @addr is not in a tracked page.
- */
-u8 *kmemcheck_shadow_of(unsigned long addr)
+/* kmemcheck_shadow_of(), inline for the fault paths. */
+static __always_inline u8 *__kmemcheck_shadow_of(unsigned long addr)
 {
 	struct page *page;
 	u8 *shadow;
@@ -210,6 +206,19 @@ u8 *kmemcheck_shadow_of(unsigned long addr)
 }
 
 /**
+ * kmemcheck_shadow_of() - find the shadow byte of an address
+ * @addr:	any address
+ *
+ * Safe from any context: it only reads the memory map.
+ *
+ * Return: the shadow byte, or NULL if @addr is not in a tracked page.
+ */
+u8 *kmemcheck_shadow_of(unsigned long addr)
+{
+	return __kmemcheck_shadow_of(addr);
+}
+
+/**
  * kmemcheck_shadow_range_initialized() - are the bytes of a range all written?
  * @addr:	first byte
  * @n:		number of bytes, all in the page of @addr
@@ -224,7 +233,6 @@ u8 *kmemcheck_shadow_of(unsigned long addr)
 bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n)
 {
 	const u8 *shadow = kmemcheck_shadow_of(addr);
-	const u32 init = KMEMCHECK_SHADOW_INITIALIZED * KMEMCHECK_BYTES_LOW;
 
 	if (!shadow)
 		return false;
@@ -234,8 +242,8 @@ bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n)
 			return false;
 	}
 	for (; n >= sizeof(u32); n -= sizeof(u32), shadow += sizeof(u32)) {
-		if ((*(const u32 *)shadow &
-		     (KMEMCHECK_SHADOW_STATE_MASK * KMEMCHECK_BYTES_LOW)) != init)
+		if ((*(const u32 *)shadow & KMEMCHECK_WORD_STATES) !=
+		    KMEMCHECK_WORD_INIT)
 			return false;
 	}
 	for (; n; n--) {
@@ -521,29 +529,52 @@ static __always_inline void kmemcheck_shadow_replace(unsigned long addr,
 }
 
 /**
- * kmemcheck_shadow_quick() - check or record a small access, if it is simple
- * @addr:	first byte
- * @size:	number of bytes, all in the page of @addr
- * @write:	a store, whose bytes become initialized; else a load
- * @rest:	set to whether the page may rest mapped after the access
+ * kmemcheck_access_quick() - kmemcheck_access() for an access with nothing to say
+ * @addr:	first byte, in a tracked page
+ * @size:	number of bytes, all in that page
+ * @write:	the access stores the bytes; otherwise it loads them
+ * @rest:	set to whether the page may stay mapped after the access
  *
- * The shadow side of kmemcheck_access_quick(), called with interrupts off.
- * A load passes if every byte is initialized; a store always.  The page is
- * neither shown nor hidden here: that is the caller's, after the access.
+ * For the architecture's early fault path, which runs with interrupts off
+ * before the kernel's fault entry and may not report, follow a value,
+ * count hot spots or take a lock.  A load passes if every byte is
+ * initialized, a store always: its bytes become initialized.  The caller
+ * shows the page for the access, and hides it again unless @rest.  It is
+ * kmemcheck_access() cut to what such an access needs, and kept here,
+ * next to the shadow, as it runs at most faults: some fifty
+ * instructions.
  *
- * Return: false, with nothing changed, if the page is not tracked or a
- * byte loaded is not initialized.
+ * Return: true if the access is checked and recorded; false, with nothing
+ * changed, if it must go through kmemcheck_access() instead.
  */
-bool kmemcheck_shadow_quick(unsigned long addr, size_t size, bool write,
+bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write,
 			    bool *rest)
 {
-	u8 *shadow = kmemcheck_shadow_of(addr);
+	u8 *shadow = __kmemcheck_shadow_of(addr);
 	unsigned long *pending;
 	size_t i;
 
-	if (!shadow)
+	if (!shadow || kmemcheck_fastpath == KMEMCHECK_FASTPATH_OFF ||
+	    kmemcheck_hot_counting())
 		return false;
 	pending = kmemcheck_pending(shadow);
+	/* Most are aligned words, and kmemcheck.fastpath=2 the default. */
+	if (size == sizeof(u32) &&
+	    IS_ALIGNED((unsigned long)shadow, sizeof(u32)) &&
+	    kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS) {
+		u32 *w = (u32 *)shadow;
+
+		if (!write && (*w & KMEMCHECK_WORD_STATES) != KMEMCHECK_WORD_INIT)
+			return false;
+		if (write) {
+			kmemcheck_partial_forget(shadow, size);
+			*pending -= kmemcheck_shadow_selected(*w &
+							      KMEMCHECK_BYTES_LOW);
+			*w = (*w & ~KMEMCHECK_WORD_STATES) | KMEMCHECK_WORD_INIT;
+		}
+		*rest = !*pending;
+		return true;
+	}
 	if (write) {
 		kmemcheck_partial_forget(shadow, size);
 		if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
@@ -563,7 +594,7 @@ bool kmemcheck_shadow_quick(unsigned long addr, size_t size, bool write,
 				return false;
 		}
 	}
-	*rest = kmemcheck_fastpath && !*pending;
+	*rest = !*pending;
 	return true;
 }
 
