@@ -1648,7 +1648,7 @@ static void test_init_alu_emulated(struct kunit *test)
 
 	/*
 	 * The second run of each is replayed before the fault entry, from
-	 * the decode the first one left.
+	 * the decode the first one kept.
 	 */
 	for (i = 0; i < ARRAY_SIZE(test_alu_cases); i++) {
 		expect_alu_same(test, p, &test_alu_cases[i], false);
@@ -1757,7 +1757,7 @@ static void test_init_replayed_store(struct kunit *test)
 	long faults, replayed;
 	unsigned long irq;
 
-	/* The first fault there goes the full way and keeps the decode. */
+	/* The first fault there decodes the store, and keeps it. */
 	test_replay_store(&a[0], 1);
 	local_irq_save(irq);
 	faults = test_counter(KMEMCHECK_COUNTER_FAULTS);
@@ -1848,8 +1848,9 @@ static noinline u32 test_replay_load_u16(const u16 *p)
 
 /*
  * Each form twice, on objects whose last word stays uninitialized (so
- * their page stays hidden): the first fault decodes, the second replays.
- * Both must give what the CPU gives, and leave the shadow right.
+ * their page stays hidden): the first fault decodes, the second replays
+ * the decode kept.  Both must give what the CPU gives, and leave the
+ * shadow right.
  */
 static void test_init_replayed_forms(struct kunit *test)
 {
