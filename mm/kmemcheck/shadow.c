@@ -415,10 +415,8 @@ static __always_inline void kmemcheck_shadow_fill(unsigned long addr,
 	if (from & BIT(KMEMCHECK_SHADOW_UNINITIALIZED))
 		kmemcheck_partial_forget(shadow, n);
 	before = *pending;
-	if (from == KMEMCHECK_SHADOW_ANY &&
-	    hiding == KMEMCHECK_SHADOW_HIDING_OBJECTS)
-		delta = kmemcheck_shadow_fill_bytes(shadow, n,
-						    KMEMCHECK_SHADOW_ANY, state,
+	if (hiding == KMEMCHECK_SHADOW_HIDING_OBJECTS)
+		delta = kmemcheck_shadow_fill_bytes(shadow, n, from, state,
 						    KMEMCHECK_SHADOW_HIDING_OBJECTS);
 	else
 		delta = kmemcheck_shadow_fill_bytes(shadow, n, from, state,
@@ -719,7 +717,7 @@ void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
 	unsigned int i;
 
 	/* A slot within a page has its shadow bytes in a row. */
-	shadow[0] = kmemcheck_shadow_of(addr);
+	shadow[0] = __kmemcheck_shadow_of(addr);
 	for (i = 1; i < KMEMCHECK_ORIGIN_BYTES; i++) {
 		if (!shadow[i - 1])
 			return;

@@ -50,8 +50,9 @@ ENTRY = 'asm_exc_page_fault'
 # and its timers wait: the soft lockup detector and RCU's stall warnings
 # may fire, and their printing would be traced too.
 GUEST_CMDLINE = 'kunit.enable=0 nowatchdog rcupdate.rcu_cpu_stall_suppress=1'
-# Every kernel fault calls it; it returns true for the faults it takes.
-HANDLER = 'kmemcheck_page_fault'
+# Every kernel fault calls the first, the early path; those it does not
+# take, the second.  Each returns true for the faults it takes.
+HANDLERS = ('kmemcheck_early_fault', 'kmemcheck_page_fault')
 # What a PC is charged to: (category, function name globs, source file
 # globs).  The first row matching the function's name, or the file that
 # defines it (relative to the kernel tree), wins.  Emulation and the other
@@ -109,24 +110,28 @@ def frame(sp):
 def trace(entry_sp):
 	"""The PCs from the entry to the iret that pops the entry's frame (a
 	nested exception's iret leaves sp below it), whether that iret came
-	within the cap, and whether the handler took the fault: what its first
-	call returned (in al), seen when sp is back above its return address
-	(after its ret, or that of a function it tail-called)."""
-	lo, hi = P['handler']
+	within the cap, and whether a handler took the fault: what the first
+	call of one returned (in al), seen when sp is back above its return
+	address (after its ret, or that of a function it tail-called).  The
+	early handler may decline, and the full one take, the fault."""
 	pcs = [reg('pc')]
-	handler_sp = taken = None
+	handler = handler_sp = None
+	taken = False
 	while len(pcs) < P['cap']:
 		gdb.execute('stepi', to_string=True)
 		pc, sp = reg('pc'), reg('sp')
 		if sp > entry_sp + 4 and read(pcs[-1], 1)[0] == IRET:
-			return pcs, True, bool(taken)
-		if pc == lo and handler_sp is None:
-			handler_sp = sp
-		elif taken is None and handler_sp is not None and sp == handler_sp + 4 \
-		     and not lo <= pc < hi:
-			taken = reg('eax') & 0xff
+			return pcs, True, taken
+		if handler is None and not taken:
+			for lo, hi in P['handlers']:
+				if pc == lo:
+					handler, handler_sp = (lo, hi), sp
+		elif handler is not None and sp == handler_sp + 4 \
+		     and not handler[0] <= pc < handler[1]:
+			taken = bool(reg('eax') & 0xff)
+			handler = None
 		pcs.append(pc)
-	return pcs, False, bool(taken)
+	return pcs, False, taken
 
 
 def source_file(pc):
@@ -320,7 +325,8 @@ def run_gdb(out_dir: str, vmlinux: str, port: int, syms: Symbols, faults: int,
 	with open(script, 'w') as f:
 		f.write(GDB_SCRIPT)
 	params = {'vmlinux': vmlinux, 'port': port, 'faults': faults, 'cap': cap,
-		  'entry': syms.range(ENTRY)[0], 'handler': syms.range(HANDLER),
+		  'entry': syms.range(ENTRY)[0],
+		  'handlers': [syms.range(h) for h in HANDLERS],
 		  'out': os.path.join(out_dir, 'trace.json')}
 	params_path = os.path.join(out_dir, 'trace-params.json')
 	with open(params_path, 'w') as f:
