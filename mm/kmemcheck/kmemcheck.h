@@ -128,6 +128,7 @@ static __always_inline void kmemcheck_partial_forget(const u8 *shadow,
 	if (READ_ONCE(*kmemcheck_partial_slot(shadow)))
 		__kmemcheck_partial_forget(shadow, n);
 }
+
 void kmemcheck_partial_free(const u8 *shadow);
 
 /* quarantine.c: how long freed objects stay checked with fastpath=2. */

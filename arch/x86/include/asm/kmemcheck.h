@@ -117,16 +117,16 @@ static inline void kmemcheck_arch_hide_pte(pte_t *pte, pteval_t val,
 static inline bool kmemcheck_arch_hide_page(unsigned long addr)
 {
 	pte_t *pte = kmemcheck_arch_pte(addr);
-	pteval_t val;
+	pteval_t val, hidden;
 
 	if (!pte)
 		return false;
 	val = kmemcheck_arch_pte_val(pte);
 	if (!(val & _PAGE_PRESENT))
 		return val & _PAGE_KMEMCHECK;
-	kmemcheck_arch_hide_pte(pte, flip_protnone_guard(val,
-				(val & ~_PAGE_PRESENT) | _PAGE_KMEMCHECK,
-				PTE_PFN_MASK), addr);
+	hidden = (val & ~_PAGE_PRESENT) | _PAGE_KMEMCHECK;
+	kmemcheck_arch_hide_pte(pte, flip_protnone_guard(val, hidden,
+							 PTE_PFN_MASK), addr);
 	return true;
 }
 
