@@ -22,8 +22,8 @@
  */
 
 #include <linux/compiler.h>
-#include <linux/hardirq.h>
 #include <linux/gfp.h>
+#include <linux/hardirq.h>
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/kmemcheck.h>
@@ -32,6 +32,7 @@
 #include <linux/printk.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 
 #include <asm/inat.h>
 #include <asm/insn.h>
@@ -214,8 +215,13 @@ const struct kmemcheck_replay *kmemcheck_decoded_replay(unsigned long ip)
 	if (d[way].replay.kind == KMEMCHECK_REPLAY_NONE ||
 	    offset_in_page(ip) + len > PAGE_SIZE)
 		return NULL;
-	/* A MOV is a few bytes: no call to memcmp() for them. */
-	for (i = 0; i < len; i++) {
+	/* A MOV is a few bytes: words, then bytes, and no call to memcmp(). */
+	for (i = 0; i + sizeof(u32) <= len; i += sizeof(u32)) {
+		if (get_unaligned((const u32 *)&text[i]) !=
+		    get_unaligned((const u32 *)&d[way].bytes[i]))
+			return NULL;
+	}
+	for (; i < len; i++) {
 		if (text[i] != d[way].bytes[i])
 			return NULL;
 	}
