@@ -8,11 +8,11 @@
  * table of 8192, 1.1 MiB allocated with kmemcheck on (two addresses that
  * hash alike, such as a store and the load after it, do not evict each
  * other; TCP alone faults at some thousands of addresses, and a table of
- * 2048 missed a third of its faults).  A decode is used only while the bytes at the
- * address are still those it was decoded from, so text patched or reused
- * since (alternatives, kprobes, module text) is decoded afresh.  A MOV
- * or arithmetic instruction is kept compiled too, for the early fault
- * path (replay.c).
+ * 2048 missed a third of its faults).  A decode is used only while the
+ * bytes at the address are still those it was decoded from, so text
+ * patched or reused since (alternatives, kprobes, module text) is decoded
+ * afresh.  A MOV or arithmetic instruction is kept compiled too, for the
+ * early fault path (replay.c).
  *
  * The table is written by the page fault handler, which runs with
  * interrupts off; NMI-like contexts (NMIs, the debug trap of a step) may
@@ -96,6 +96,25 @@ static void kmemcheck_decoded_keep(struct kmemcheck_decoded *d,
 }
 
 /*
+ * Keep the decode of the instruction at @ip, of @bytes, in its set @d,
+ * compiled for the early path too; the newer decode there ages, unless it
+ * is of this address (whose text changed).  Return where it is kept.
+ */
+static struct kmemcheck_decoded *
+kmemcheck_decoded_insert(struct kmemcheck_decoded *d, unsigned long ip,
+			 struct insn *insn, const u8 *bytes)
+{
+	struct kmemcheck_replay replay;
+
+	if (d[0].ip && d[0].ip != ip)
+		kmemcheck_decoded_keep(&d[1], d[0].ip, &d[0].insn, &d[0].replay,
+				       d[0].bytes);
+	kmemcheck_replay_compile(&replay, insn);
+	kmemcheck_decoded_keep(&d[0], ip, insn, &replay, bytes);
+	return &d[0];
+}
+
+/*
  * Is the decode kept in @d that of the instruction at @ip?  Its bytes are
  * read into @buf.
  */
@@ -131,7 +150,6 @@ int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
 			    struct kmemcheck_insn *out)
 {
 	unsigned long ip = regs->ip;
-	struct kmemcheck_replay replay;
 	struct kmemcheck_decoded *d;
 	unsigned int way;
 	int ret;
@@ -153,38 +171,28 @@ int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
 	ret = kmemcheck_decode_at(regs, buf, insn, out);
 	if (ret)
 		return ret;
-	/* The newer decode ages unless it is of this address (text changed). */
-	if (d[0].ip && d[0].ip != ip)
-		kmemcheck_decoded_keep(&d[1], d[0].ip, &d[0].insn, &d[0].replay,
-				       d[0].bytes);
-	kmemcheck_replay_compile(&replay, insn);
-	kmemcheck_decoded_keep(&d[0], ip, insn, &replay, buf);
+	kmemcheck_decoded_insert(d, ip, insn, buf);
 	return 0;
 }
 
 /*
  * The early path's miss: decode the instruction at @ip from its own page
- * and keep it, with its replay if it compiles to one.  The bytes are read in place:
- * the CPU is running them, so their page is mapped; an instruction that
- * runs into the next page is left to the full path.
+ * and keep it, with its replay if it compiles to one.  The bytes are read
+ * in place: the CPU is running them, so their page is mapped; an
+ * instruction that runs into the next page is left to the full path.
  */
 static const struct kmemcheck_replay *
 kmemcheck_decoded_fill(struct kmemcheck_decoded *d, unsigned long ip)
 {
 	unsigned int len = min_t(unsigned long, MAX_INSN_SIZE,
 				 PAGE_SIZE - offset_in_page(ip));
-	struct kmemcheck_replay replay;
 	struct insn insn;
 
 	if (insn_decode(&insn, (void *)ip, len, INSN_MODE_32))
 		return NULL;
 	/* Kept whatever it is: the full path then finds it decoded. */
-	kmemcheck_replay_compile(&replay, &insn);
-	if (d[0].ip)
-		kmemcheck_decoded_keep(&d[1], d[0].ip, &d[0].insn, &d[0].replay,
-				       d[0].bytes);
-	kmemcheck_decoded_keep(&d[0], ip, &insn, &replay, (const u8 *)ip);
-	return replay.kind == KMEMCHECK_REPLAY_NONE ? NULL : &d[0].replay;
+	d = kmemcheck_decoded_insert(d, ip, &insn, (const u8 *)ip);
+	return d->replay.kind == KMEMCHECK_REPLAY_NONE ? NULL : &d->replay;
 }
 
 /**
