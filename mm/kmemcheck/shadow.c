@@ -218,24 +218,10 @@ u8 *kmemcheck_shadow_of(unsigned long addr)
 	return __kmemcheck_shadow_of(addr);
 }
 
-/**
- * kmemcheck_shadow_range_initialized() - are the bytes of a range all written?
- * @addr:	first byte
- * @n:		number of bytes, all in the page of @addr
- *
- * The quick test of a copy or check of many bytes: four shadow bytes at a
- * time.  Only the state in the shadow counts: a byte that a read would
- * take as initialized although it is not in that state (see
- * kmemcheck_shadow_checked()) makes it false.
- *
- * Return: true if the page is tracked and every byte is initialized.
- */
-bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n)
+/* Are the @n shadow bytes from @shadow all initialized?  A word at a time. */
+static __always_inline bool kmemcheck_shadow_bytes_initialized(const u8 *shadow,
+							       size_t n)
 {
-	const u8 *shadow = kmemcheck_shadow_of(addr);
-
-	if (!shadow)
-		return false;
 	for (; n && !IS_ALIGNED((unsigned long)shadow, sizeof(u32)); n--) {
 		if (kmemcheck_shadow_state(shadow++) !=
 		    KMEMCHECK_SHADOW_INITIALIZED)
@@ -252,6 +238,25 @@ bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n)
 			return false;
 	}
 	return true;
+}
+
+/**
+ * kmemcheck_shadow_range_initialized() - are the bytes of a range all written?
+ * @addr:	first byte
+ * @n:		number of bytes, all in the page of @addr
+ *
+ * The quick test of a copy or check of many bytes: four shadow bytes at a
+ * time.  Only the state in the shadow counts: a byte that a read would
+ * take as initialized although it is not in that state (see
+ * kmemcheck_shadow_checked()) makes it false.
+ *
+ * Return: true if the page is tracked and every byte is initialized.
+ */
+bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n)
+{
+	const u8 *shadow = kmemcheck_shadow_of(addr);
+
+	return shadow && kmemcheck_shadow_bytes_initialized(shadow, n);
 }
 
 /**
@@ -392,6 +397,22 @@ static __always_inline long kmemcheck_shadow_fill_bytes(u8 *shadow, size_t n,
 }
 
 /*
+ * kmemcheck_shadow_fill_bytes() with the hiding states of the fast path in
+ * force, those of kmemcheck.fastpath=2, the default, known to the compiler.
+ */
+static __always_inline long kmemcheck_shadow_fill_delta(u8 *shadow, size_t n,
+							unsigned int from,
+							u8 state)
+{
+	unsigned int hiding = kmemcheck_hiding_states();
+
+	if (hiding == KMEMCHECK_SHADOW_HIDING_OBJECTS)
+		return kmemcheck_shadow_fill_bytes(shadow, n, from, state,
+						   KMEMCHECK_SHADOW_HIDING_OBJECTS);
+	return kmemcheck_shadow_fill_bytes(shadow, n, from, state, hiding);
+}
+
+/*
  * Set those of @n bytes from @shadow, all in one page, whose state is in the
  * mask @from, to @state.  Allocations and frees fill whole objects: a word
  * of four shadow bytes at a time, the common masks known to the compiler.
@@ -401,7 +422,6 @@ static __always_inline void kmemcheck_shadow_fill(unsigned long addr,
 						  unsigned int from, u8 state)
 {
 	unsigned long *pending = kmemcheck_pending(shadow);
-	unsigned int hiding = kmemcheck_hiding_states();
 	unsigned long before, flags;
 	long delta;
 
@@ -415,12 +435,7 @@ static __always_inline void kmemcheck_shadow_fill(unsigned long addr,
 	if (from & BIT(KMEMCHECK_SHADOW_UNINITIALIZED))
 		kmemcheck_partial_forget(shadow, n);
 	before = *pending;
-	if (hiding == KMEMCHECK_SHADOW_HIDING_OBJECTS)
-		delta = kmemcheck_shadow_fill_bytes(shadow, n, from, state,
-						    KMEMCHECK_SHADOW_HIDING_OBJECTS);
-	else
-		delta = kmemcheck_shadow_fill_bytes(shadow, n, from, state,
-						    hiding);
+	delta = kmemcheck_shadow_fill_delta(shadow, n, from, state);
 	*pending = before + delta;
 	if (!before && *pending)
 		kmemcheck_wake_page(addr);
@@ -550,47 +565,28 @@ bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write,
 {
 	u8 *shadow = __kmemcheck_shadow_of(addr);
 	unsigned long *pending;
-	size_t i;
 
 	if (!shadow || kmemcheck_fastpath == KMEMCHECK_FASTPATH_OFF ||
 	    kmemcheck_hot_counting())
 		return false;
 	pending = kmemcheck_pending(shadow);
-	/* Most are aligned words, and kmemcheck.fastpath=2 the default. */
-	if (size == sizeof(u32) &&
-	    IS_ALIGNED((unsigned long)shadow, sizeof(u32)) &&
-	    kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS) {
-		u32 *w = (u32 *)shadow;
-
-		if (!write && (*w & KMEMCHECK_WORD_STATES) != KMEMCHECK_WORD_INIT)
+	if (!write) {
+		if (!kmemcheck_shadow_bytes_initialized(shadow, size))
 			return false;
-		if (write) {
-			kmemcheck_partial_forget(shadow, size);
-			*pending -= kmemcheck_shadow_selected(*w &
-							      KMEMCHECK_BYTES_LOW);
-			*w = (*w & ~KMEMCHECK_WORD_STATES) | KMEMCHECK_WORD_INIT;
-		}
-		*rest = !*pending;
-		return true;
-	}
-	if (write) {
+	} else {
 		kmemcheck_partial_forget(shadow, size);
-		if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
-			*pending += kmemcheck_shadow_fill_bytes(shadow, size,
-					KMEMCHECK_SHADOW_ANY,
+		/* Most are aligned words: the fill of one word, and no loop. */
+		if (size == sizeof(u32) &&
+		    IS_ALIGNED((unsigned long)shadow, sizeof(u32)) &&
+		    kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
+			*pending += kmemcheck_shadow_fill_word((u32 *)shadow,
+					KMEMCHECK_BYTES_LOW, KMEMCHECK_SHADOW_ANY,
 					KMEMCHECK_SHADOW_INITIALIZED,
 					KMEMCHECK_SHADOW_HIDING_OBJECTS);
 		else
-			*pending += kmemcheck_shadow_fill_bytes(shadow, size,
+			*pending += kmemcheck_shadow_fill_delta(shadow, size,
 					KMEMCHECK_SHADOW_ANY,
-					KMEMCHECK_SHADOW_INITIALIZED,
-					kmemcheck_hiding_states());
-	} else {
-		for (i = 0; i < size; i++) {
-			if (kmemcheck_shadow_state(&shadow[i]) !=
-			    KMEMCHECK_SHADOW_INITIALIZED)
-				return false;
-		}
+					KMEMCHECK_SHADOW_INITIALIZED);
 	}
 	*rest = !*pending;
 	return true;

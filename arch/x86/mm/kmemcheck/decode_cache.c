@@ -180,8 +180,9 @@ int kmemcheck_decode_cached(struct pt_regs *regs, u8 *buf, struct insn *insn,
  * and keep it, with its replay if it compiles to one.  The bytes are read
  * in place: the CPU is running them, so their page is mapped; an
  * instruction that runs into the next page is left to the full path.
+ * Out of line: the hit, the common case, then needs no stack frame of it.
  */
-static const struct kmemcheck_replay *
+static noinline const struct kmemcheck_replay *
 kmemcheck_decoded_fill(struct kmemcheck_decoded *d, unsigned long ip)
 {
 	unsigned int len = min_t(unsigned long, MAX_INSN_SIZE,
