@@ -54,6 +54,7 @@ void __kmemcheck_slab_alloc(struct kmem_cache *s, void *object, bool init,
 			    unsigned int size, unsigned long caller);
 void __kmemcheck_slab_free(struct kmem_cache *s, void *object);
 void __kmemcheck_slab_ksize(const void *object, size_t size);
+void __kmemcheck_slab_store_freeptr(void *freeptr, unsigned long val);
 
 /**
  * kmemcheck_alloc_pages() - start tracking pages from the page allocator
@@ -364,20 +365,26 @@ static __always_inline void kmemcheck_slab_ksize(const void *object,
 }
 
 /**
- * kmemcheck_slab_store_freeptr() - note SLUB's store of a free pointer
- * @freeptr:	where the free pointer goes, in a free object
- * @size:	its size
+ * kmemcheck_slab_store_freeptr() - store SLUB's free pointer in an object
+ * @freeptr:	where the free pointer goes, in a free object, aligned
+ * @val:	its value, encoded
  *
  * With kmemcheck.fastpath=2 the page of a free object may be mapped, and
- * the store then unseen by the fault handler: it marks the free pointer
- * initialized itself, or SLUB's read of it would be reported as a read of
- * unallocated memory.
+ * the store then unseen by the fault handler: kmemcheck marks the free
+ * pointer initialized itself, or SLUB's read of it would be reported as a
+ * read of unallocated memory.  It also does the store, with the page shown
+ * if it is hidden: the object was just freed, which hides it, and a fault
+ * at every kfree() would cost more than the free.
+ *
+ * Return: true if kmemcheck stored the pointer; false if the caller must.
  */
-static __always_inline void kmemcheck_slab_store_freeptr(void *freeptr,
-							 size_t size)
+static __always_inline bool kmemcheck_slab_store_freeptr(void *freeptr,
+							 unsigned long val)
 {
-	if (kmemcheck_enabled())
-		kmemcheck_mark_initialized(freeptr, size);
+	if (!kmemcheck_enabled())
+		return false;
+	__kmemcheck_slab_store_freeptr(freeptr, val);
+	return true;
 }
 
 /* Counters shown in debugfs kmemcheck/stats. */
@@ -401,6 +408,7 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_PARTIAL_LOST,		/* bit masks not kept: no room */
 	KMEMCHECK_COUNTER_UNSELECTED,		/* allocations kmemcheck.track= left out */
 	KMEMCHECK_COUNTER_REPLAYED,		/* faults done before the fault entry */
+	KMEMCHECK_COUNTER_SHED,			/* busy pages whose freed bytes expired */
 	KMEMCHECK_COUNTER_COUNT,
 };
 
@@ -487,8 +495,11 @@ static inline void kmemcheck_slab_alloc(struct kmem_cache *s, void *object,
 static inline void kmemcheck_slab_free(struct kmem_cache *s, void *object) { }
 static inline void kmemcheck_slab_ksize(const void *object,
 					size_t size) { }
-static inline void kmemcheck_slab_store_freeptr(void *freeptr,
-						size_t size) { }
+static inline bool kmemcheck_slab_store_freeptr(void *freeptr,
+						unsigned long val)
+{
+	return false;
+}
 static inline void kmemcheck_handle_dma(struct page *page, size_t offset,
 					size_t size,
 					enum dma_data_direction dir) { }

@@ -466,6 +466,26 @@ void __kmemcheck_slab_ksize(const void *object, size_t size)
 		kmemcheck_shadow_claim((unsigned long)object, size);
 }
 
+void __kmemcheck_slab_store_freeptr(void *freeptr, unsigned long val)
+{
+	unsigned long addr = (unsigned long)freeptr, flags;
+	bool shown;
+
+	kmemcheck_shadow_set(addr, sizeof(val), KMEMCHECK_SHADOW_INITIALIZED);
+	/*
+	 * The page stays hidden if other bytes keep it so: show it for the
+	 * store alone, interrupts off as in the shadow's fill.  A page
+	 * shown for a single-step is not hidden and is left alone.
+	 */
+	raw_local_irq_save(flags);
+	shown = kmemcheck_arch_show_page(addr);
+	WRITE_ONCE(*(unsigned long *)freeptr, val);
+	barrier();
+	if (shown)
+		kmemcheck_arch_hide_page(addr);
+	raw_local_irq_restore(flags);
+}
+
 static bool kmemcheck_find_bad(unsigned long addr, size_t size,
 			       unsigned long *bad, u8 *state);
 static bool kmemcheck_checking(void);

@@ -32,6 +32,7 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_PARTIAL_LOST]	= "partial bytes lost",
 	[KMEMCHECK_COUNTER_UNSELECTED]		= "allocations not selected",
 	[KMEMCHECK_COUNTER_REPLAYED]		= "replayed instructions",
+	[KMEMCHECK_COUNTER_SHED]		= "busy pages shed",
 };
 
 static_assert(ARRAY_SIZE(kmemcheck_counter_names) == KMEMCHECK_COUNTER_COUNT);

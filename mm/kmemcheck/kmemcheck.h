@@ -82,6 +82,7 @@ enum kmemcheck_sink {
 /* shadow.c: the per-byte state of tracked pages. */
 u8 *kmemcheck_shadow_of(unsigned long addr);
 bool kmemcheck_fastpath_objects(void);
+unsigned int kmemcheck_shed_faults(void);
 bool kmemcheck_slack_known(const struct kmem_cache *s);
 u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);

@@ -2199,6 +2199,49 @@ static void test_quarantine_expires(struct kunit *test)
 }
 
 /*
+ * @n reads of the live object next to a freed one, each a fault while the
+ * freed bytes keep the page hidden.  One instruction: after the first
+ * fault, the early fault path takes them, and counts them.
+ */
+static noinline void test_read_neighbour(const u32 *keep, unsigned int n)
+{
+	while (n--)
+		READ_ONCE(keep[1]);
+}
+
+/* A page read a little while a freed object on it is in quarantine. */
+static void test_uaf_after_neighbour_reads(struct kunit *test)
+{
+	u32 *keep;
+	u32 *p = test_free_then_others(test, 0, &keep);
+
+	test_read_neighbour(keep, kmemcheck_shed_faults() / 2);
+	KUNIT_EXPECT_FALSE(test, kmemcheck_page_may_rest((unsigned long)p));
+	READ_ONCE(p[1]);
+	kmem_cache_free(test_cache, keep);
+	EXPECT_REPORT(test, UAF, test_uaf_after_neighbour_reads, 4, &p[1]);
+}
+
+/*
+ * The twin: a page that busy sheds its freed bytes early, as if they had
+ * left the quarantine, and rests; a read of them is no longer caught.
+ */
+static void test_busy_page_shed(struct kunit *test)
+{
+	u32 *keep;
+	u32 *p = test_free_then_others(test, 0, &keep);
+
+	if (kmemcheck_hot_counting())
+		kunit_skip(test, "hot counting sends every fault the full way");
+	test_read_neighbour(keep, 4 * kmemcheck_shed_faults());
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_UNALLOCATED);
+	KUNIT_EXPECT_TRUE(test, kmemcheck_page_may_rest((unsigned long)p));
+	READ_ONCE(p[1]);
+	kmem_cache_free(test_cache, keep);
+	EXPECT_NO_REPORT(test);
+}
+
+/*
  * The free stack sits in the second origin slot of a 32-byte object; a
  * new allocation of the object clears it, or a use of the new object
  * would show the free of the old.  @keep keeps the slab from being given
@@ -3358,6 +3401,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_track_pages_other),
 	KUNIT_CASE(test_track_parse),
 	KUNIT_CASE(test_quarantine_expires),
+	KUNIT_CASE(test_uaf_after_neighbour_reads),
+	KUNIT_CASE(test_busy_page_shed),
 	KUNIT_CASE(test_read_before_free),
 	KUNIT_CASE(test_uninit_read_u8),
 	KUNIT_CASE(test_uninit_read_u16),

@@ -44,6 +44,7 @@
 #include <linux/kstrtox.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/string.h>
 
@@ -369,6 +370,40 @@ static __always_inline long kmemcheck_shadow_fill_word(u32 *w, u32 valid,
 	return delta;
 }
 
+/*
+ * The aligned words from *@words to @end of a fill of every byte with
+ * kmemcheck.fastpath=2's hiding states, whose bytes have bit 0 of their
+ * state set: allocations and frees.  The bytes that kept the page hidden
+ * are counted by summing those bits in byte lanes, 255 words at most
+ * before a lane could overflow.  Leaves *@words at the last word not
+ * filled; returns the change in the number of bytes keeping the page
+ * hidden.
+ */
+static __always_inline long kmemcheck_shadow_fill_any(u32 **words,
+						      const u32 *end,
+						      u8 state)
+{
+	u32 set = state * KMEMCHECK_BYTES_LOW;
+	long before = 0, filled = 0;
+	u32 *w = *words;
+
+	while (end - w > 0) {
+		const u32 *stop = end - w > 255 ? w + 255 : end;
+		u32 lanes = 0;
+
+		for (; w < stop; w++) {
+			lanes += *w & KMEMCHECK_BYTES_LOW;
+			*w = (*w & ~KMEMCHECK_WORD_STATES) | set;
+		}
+		filled += sizeof(u32) * (stop - *words);
+		lanes = (lanes & 0x00ff00ff) + ((lanes >> 8) & 0x00ff00ff);
+		before += (lanes & 0xffff) + (lanes >> 16);
+		*words = w;
+	}
+	return ((KMEMCHECK_SHADOW_HIDING_OBJECTS & BIT(state)) ? filled : 0) -
+	       before;
+}
+
 /* The words, and the bytes around them, of kmemcheck_shadow_fill(). */
 static __always_inline long kmemcheck_shadow_fill_bytes(u8 *shadow, size_t n,
 							unsigned int from,
@@ -384,6 +419,12 @@ static __always_inline long kmemcheck_shadow_fill_bytes(u8 *shadow, size_t n,
 		delta += kmemcheck_shadow_fill_word(&w, 1, from, state, hiding);
 		*shadow++ = w;
 	}
+	if (from == KMEMCHECK_SHADOW_ANY &&
+	    hiding == KMEMCHECK_SHADOW_HIDING_OBJECTS)
+		delta += kmemcheck_shadow_fill_any((u32 **)&shadow,
+				(const u32 *)ALIGN_DOWN((unsigned long)end,
+							sizeof(u32)),
+				state);
 	for (; shadow + sizeof(u32) <= end; shadow += sizeof(u32))
 		delta += kmemcheck_shadow_fill_word((u32 *)shadow,
 						    KMEMCHECK_BYTES_LOW, from,
@@ -541,6 +582,64 @@ static __always_inline void kmemcheck_shadow_replace(unsigned long addr,
 	}
 }
 
+/*
+ * A page kept hidden only by freed bytes in quarantine, while the objects
+ * around them are read, takes a fault at every read that finds nothing to
+ * report: when a workload starts, the objects it reuses share pages with
+ * those others freed just before, and the last kmemcheck.quarantine frees
+ * must go by before those pages rest.  After this many such faults in a
+ * row on one page, the freed bytes of the page leave the quarantine early
+ * and become unallocated, as they would on expiry.  A use after free on a
+ * page that busy is then missed; one soon after the free, the bet of the
+ * quarantine, is not.
+ */
+#define KMEMCHECK_SHED_FAULTS	64
+
+struct kmemcheck_busy_page {
+	const u8 *shadow;	/* first shadow byte of the page */
+	unsigned int faults;	/* in a row that found nothing to report */
+};
+
+static DEFINE_PER_CPU(struct kmemcheck_busy_page, kmemcheck_busy_page);
+
+/**
+ * kmemcheck_shed_faults() - faults in a row before a busy page is shed
+ *
+ * Return: how many loads of initialized bytes in a row a page kept hidden
+ * takes before its freed bytes leave the quarantine early.
+ */
+unsigned int kmemcheck_shed_faults(void)
+{
+	return KMEMCHECK_SHED_FAULTS;
+}
+
+/* Expire every freed byte of the page of @addr, whose shadow is @first. */
+static noinline void kmemcheck_shed_page(unsigned long addr, u8 *first)
+{
+	kmemcheck_shadow_fill(addr & PAGE_MASK, first, PAGE_SIZE,
+			      BIT(KMEMCHECK_SHADOW_FREED),
+			      KMEMCHECK_SHADOW_UNALLOCATED);
+	kmemcheck_count(KMEMCHECK_COUNTER_SHED);
+}
+
+/*
+ * A load of initialized bytes at @addr, whose shadow is @shadow, left the
+ * page hidden: count it, and shed the page once it is busy enough.
+ * Interrupts are off.
+ */
+static noinline void kmemcheck_busy_load(unsigned long addr, u8 *shadow)
+{
+	struct kmemcheck_busy_page *busy = this_cpu_ptr(&kmemcheck_busy_page);
+	u8 *first = shadow - offset_in_page(addr);
+
+	if (busy->shadow != first) {
+		busy->shadow = first;
+		busy->faults = 0;
+	}
+	if (++busy->faults == KMEMCHECK_SHED_FAULTS)
+		kmemcheck_shed_page(addr, first);
+}
+
 /**
  * kmemcheck_access_quick() - kmemcheck_access() for an access with nothing to say
  * @addr:	first byte, in a tracked page
@@ -573,6 +672,9 @@ bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write,
 	if (!write) {
 		if (!kmemcheck_shadow_bytes_initialized(shadow, size))
 			return false;
+		if (*pending &&
+		    kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
+			kmemcheck_busy_load(addr, shadow);
 	} else {
 		kmemcheck_partial_forget(shadow, size);
 		/* Most are aligned words: the fill of one word, and no loop. */
@@ -696,6 +798,41 @@ char kmemcheck_shadow_letter(const u8 *shadow)
 static_assert(KMEMCHECK_ORIGIN_BYTES * KMEMCHECK_ORIGIN_BITS >=
 	      KMEMCHECK_ORIGIN_KIND_SHIFT + 2);
 
+/*
+ * Store the low bits of @v in the spare bits of a shadow byte, keeping
+ * its state, and shift them out of @v.
+ */
+static __always_inline void kmemcheck_origin_put(u8 *shadow, u64 *v)
+{
+	*shadow = kmemcheck_shadow_state(shadow) |
+		  (*v & GENMASK(KMEMCHECK_ORIGIN_BITS - 1, 0)) <<
+		  KMEMCHECK_SHADOW_STATE_BITS;
+	*v >>= KMEMCHECK_ORIGIN_BITS;
+}
+
+/* kmemcheck_origin_set() for a slot across two pages. */
+static noinline void kmemcheck_origin_set_split(unsigned long addr, u64 v)
+{
+	u8 *shadow[KMEMCHECK_ORIGIN_BYTES];
+	unsigned long flags;
+	unsigned int i;
+
+	shadow[0] = __kmemcheck_shadow_of(addr);
+	for (i = 1; i < KMEMCHECK_ORIGIN_BYTES; i++) {
+		if (!shadow[i - 1])
+			return;
+		shadow[i] = offset_in_page(addr + i) ? shadow[i - 1] + 1 :
+			    kmemcheck_shadow_of(addr + i);
+	}
+	if (!shadow[KMEMCHECK_ORIGIN_BYTES - 1])
+		return;
+	/* An interrupt may change the states meanwhile; raw, as in fill. */
+	raw_local_irq_save(flags);
+	for (i = 0; i < KMEMCHECK_ORIGIN_BYTES; i++)
+		kmemcheck_origin_put(shadow[i], &v);
+	raw_local_irq_restore(flags);
+}
+
 /**
  * kmemcheck_origin_set() - record a stack in an origin slot
  * @addr:	first byte of the slot (of an object or page)
@@ -708,29 +845,21 @@ void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
 			  depot_stack_handle_t handle)
 {
 	u64 v = handle ? (u64)kind << KMEMCHECK_ORIGIN_KIND_SHIFT | handle : 0;
-	u8 *shadow[KMEMCHECK_ORIGIN_BYTES];
 	unsigned long flags;
 	unsigned int i;
+	u8 *row;
 
-	/* A slot within a page has its shadow bytes in a row. */
-	shadow[0] = __kmemcheck_shadow_of(addr);
-	for (i = 1; i < KMEMCHECK_ORIGIN_BYTES; i++) {
-		if (!shadow[i - 1])
-			return;
-		shadow[i] = offset_in_page(addr + i) ? shadow[i - 1] + 1 :
-			    kmemcheck_shadow_of(addr + i);
-	}
-	if (!shadow[KMEMCHECK_ORIGIN_BYTES - 1])
+	/* A slot within a page, as nearly all are: its shadow in a row. */
+	if (offset_in_page(addr) > PAGE_SIZE - KMEMCHECK_ORIGIN_BYTES) {
+		kmemcheck_origin_set_split(addr, v);
 		return;
-	/* An interrupt may change the states meanwhile; raw, as in fill. */
-	raw_local_irq_save(flags);
-	for (i = 0; i < KMEMCHECK_ORIGIN_BYTES; i++) {
-		u8 bits = (v >> (i * KMEMCHECK_ORIGIN_BITS)) &
-			  GENMASK(KMEMCHECK_ORIGIN_BITS - 1, 0);
-
-		*shadow[i] = kmemcheck_shadow_state(shadow[i]) |
-			     bits << KMEMCHECK_SHADOW_STATE_BITS;
 	}
+	row = __kmemcheck_shadow_of(addr);
+	if (!row)
+		return;
+	raw_local_irq_save(flags);
+	for (i = 0; i < KMEMCHECK_ORIGIN_BYTES; i++)
+		kmemcheck_origin_put(&row[i], &v);
 	raw_local_irq_restore(flags);
 }
 

@@ -24,6 +24,21 @@
 
 #include <asm/kmemcheck.h>
 
+#ifdef CONFIG_FRAME_POINTER
+/* Move *@fp to the frame above it; false at the top of @stack's chain. */
+static __always_inline bool kmemcheck_frame_up(unsigned long **fp,
+					       unsigned long stack)
+{
+	unsigned long *next = (unsigned long *)(*fp)[0];
+
+	if (next <= *fp || (unsigned long)next - stack >
+			   THREAD_SIZE - 2 * sizeof(long))
+		return false;
+	*fp = next;
+	return true;
+}
+#endif
+
 /**
  * kmemcheck_arch_save_stack() - the return addresses of the current stack
  * @entries:	where to store them
@@ -42,21 +57,19 @@ noinline unsigned int kmemcheck_arch_save_stack(unsigned long *entries,
 	unsigned long stack = (unsigned long)fp & ~(THREAD_SIZE - 1);
 	unsigned int nr = 0;
 
-	/* Our own frame first: its return address is into our caller. */
-	while (nr < max) {
-		unsigned long *next = (unsigned long *)fp[0];
-		unsigned long ret = fp[1];
-
-		if (!skip)
-			entries[nr++] = ret;
-		else
-			skip--;
-		/* Up the same stack only: a pt_regs mark, or its end. */
-		if (next <= fp || (unsigned long)next - stack >
-				  THREAD_SIZE - 2 * sizeof(long))
-			break;
-		fp = next;
+	/*
+	 * Our own frame first: its return address is into our caller.  Each
+	 * step goes up the same stack only, to a pt_regs mark or its end.
+	 */
+	if (!max)
+		return 0;
+	for (; skip; skip--) {
+		if (!kmemcheck_frame_up(&fp, stack))
+			return 0;
 	}
+	do {
+		entries[nr++] = fp[1];
+	} while (nr < max && kmemcheck_frame_up(&fp, stack));
 	return nr;
 #else
 	return stack_trace_save(entries, max, skip + 1);
