@@ -469,19 +469,22 @@ void __kmemcheck_slab_ksize(const void *object, size_t size)
 void __kmemcheck_slab_store_freeptr(void *freeptr, unsigned long val)
 {
 	unsigned long addr = (unsigned long)freeptr, flags;
-	bool shown;
+	bool shown, rest = false;
 
-	kmemcheck_shadow_set(addr, sizeof(val), KMEMCHECK_SHADOW_INITIALIZED);
 	/*
-	 * The page stays hidden if other bytes keep it so: show it for the
-	 * store alone, interrupts off as in the shadow's fill.  A page
-	 * shown for a single-step is not hidden and is left alone.
+	 * Interrupts off, as in the shadow's fill: the store is recorded as
+	 * a fault's would be, the page shown for it, and hidden again if
+	 * other bytes keep it so.  A page shown for a single-step is not
+	 * hidden and is left alone.
 	 */
 	raw_local_irq_save(flags);
+	if (!kmemcheck_access_quick(addr, sizeof(val), true, &rest))
+		kmemcheck_shadow_set(addr, sizeof(val),
+				     KMEMCHECK_SHADOW_INITIALIZED);
 	shown = kmemcheck_arch_show_page(addr);
 	WRITE_ONCE(*(unsigned long *)freeptr, val);
 	barrier();
-	if (shown)
+	if (shown && !rest)
 		kmemcheck_arch_hide_page(addr);
 	raw_local_irq_restore(flags);
 }

@@ -340,7 +340,7 @@ static __always_inline unsigned int kmemcheck_shadow_selected(u32 sel)
 }
 
 /* The states whose bytes keep their page hidden, as a mask. */
-static unsigned int kmemcheck_hiding_states(void)
+static __always_inline unsigned int kmemcheck_hiding_states(void)
 {
 	if (kmemcheck_fastpath == KMEMCHECK_FASTPATH_OBJECTS)
 		return KMEMCHECK_SHADOW_HIDING_OBJECTS;
@@ -573,7 +573,7 @@ static __always_inline void kmemcheck_shadow_replace(unsigned long addr,
 {
 	while (size) {
 		size_t n = min_t(size_t, size, PAGE_SIZE - offset_in_page(addr));
-		u8 *shadow = kmemcheck_shadow_of(addr);
+		u8 *shadow = __kmemcheck_shadow_of(addr);
 
 		if (shadow)
 			kmemcheck_shadow_fill(addr, shadow, n, from, state);
