@@ -500,6 +500,7 @@ static inline bool kmemcheck_slab_store_freeptr(void *freeptr,
 {
 	return false;
 }
+
 static inline void kmemcheck_handle_dma(struct page *page, size_t offset,
 					size_t size,
 					enum dma_data_direction dir) { }
