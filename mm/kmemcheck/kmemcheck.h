@@ -84,6 +84,8 @@ u8 *kmemcheck_shadow_of(unsigned long addr);
 bool kmemcheck_fastpath_objects(void);
 unsigned int kmemcheck_shed_faults(void);
 bool kmemcheck_slack_known(const struct kmem_cache *s);
+bool kmemcheck_object_allocated(const struct kmem_cache *s,
+				unsigned long object);
 u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
 void kmemcheck_shadow_free(struct page *page, unsigned int nr);

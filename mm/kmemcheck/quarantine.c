@@ -88,24 +88,6 @@ static struct kmemcheck_quarantined
 static unsigned int kmemcheck_quarantine_next;
 
 /*
- * Is the object at @addr of @s allocated?  Its first byte is then never
- * unallocated nor freed, when SLUB keeps no free pointer there and no
- * constructor writes it (see kmemcheck_slack_known()).
- */
-static bool kmemcheck_quarantine_reused(const struct kmem_cache *s,
-					unsigned long addr)
-{
-	const u8 *first = kmemcheck_shadow_of(addr);
-	u8 state;
-
-	if (!first || !kmemcheck_slack_known(s))
-		return false;
-	state = kmemcheck_shadow_state(first);
-	return state == KMEMCHECK_SHADOW_UNINITIALIZED ||
-	       state == KMEMCHECK_SHADOW_INITIALIZED;
-}
-
-/*
  * The oldest entry leaves: its object's freed bytes become unallocated,
  * unless its slab has gone back to the page allocator meanwhile.  Most
  * objects have been allocated again, SLUB handing out the last freed
@@ -119,7 +101,7 @@ static void kmemcheck_quarantine_expire(struct kmemcheck_quarantined *q)
 		return;
 	slab = virt_to_slab((void *)q->addr);
 	if (slab && slab->slab_cache == q->cache &&
-	    !kmemcheck_quarantine_reused(q->cache, q->addr))
+	    !kmemcheck_object_allocated(q->cache, q->addr))
 		kmemcheck_shadow_expire(q->addr, q->size);
 }
 

@@ -134,20 +134,40 @@ bool kmemcheck_slack_known(const struct kmem_cache *s)
 	return s->offset && !s->ctor;
 }
 
+/**
+ * kmemcheck_object_allocated() - is a slab object allocated, by its shadow?
+ * @s:		its cache
+ * @object:	address of the object
+ *
+ * The first byte of an allocated object is never unallocated nor freed;
+ * in a free one it is, when @s keeps no free pointer there and has no
+ * constructor to write it (kmemcheck_slack_known()).
+ *
+ * Return: true if the object is tracked, @s is such a cache, and the
+ * object is allocated; false otherwise.
+ */
+bool kmemcheck_object_allocated(const struct kmem_cache *s,
+				unsigned long object)
+{
+	const u8 *first = kmemcheck_shadow_of(object);
+	u8 state;
+
+	if (!first || !kmemcheck_slack_known(s))
+		return false;
+	state = kmemcheck_shadow_state(first);
+	return state == KMEMCHECK_SHADOW_UNINITIALIZED ||
+	       state == KMEMCHECK_SHADOW_INITIALIZED;
+}
+
 /* Is the unallocated byte at @addr, in @slab, the slack of an object? */
 static bool kmemcheck_in_slack(const struct slab *slab, unsigned long addr)
 {
 	struct kmem_cache *s = slab->slab_cache;
 	unsigned long offset = addr -
 		(unsigned long)nearest_obj(s, slab, (void *)addr);
-	u8 *first;
 
-	if (offset >= s->object_size || !kmemcheck_slack_known(s))
-		return false;
-	first = kmemcheck_shadow_of(addr - offset);
-	return first &&
-	       (kmemcheck_shadow_state(first) == KMEMCHECK_SHADOW_UNINITIALIZED ||
-		kmemcheck_shadow_state(first) == KMEMCHECK_SHADOW_INITIALIZED);
+	return offset < s->object_size &&
+	       kmemcheck_object_allocated(s, addr - offset);
 }
 
 /**
