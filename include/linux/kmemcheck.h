@@ -191,6 +191,48 @@ static __always_inline void kmemcheck_handle_dma(struct page *page,
 		__kmemcheck_handle_dma(page, offset, size, dir);
 }
 
+void __kmemcheck_handle_buffer(const void *buf, size_t size,
+			       enum dma_data_direction dir);
+
+/**
+ * kmemcheck_handle_buffer() - note a buffer handed to a device by address
+ * @buf:	the buffer, in the kernel's linear map or not (then ignored)
+ * @size:	its size
+ * @dir:	direction of the transfer
+ *
+ * As kmemcheck_handle_dma(), for a buffer given by its address, such as
+ * the transfer buffer of a USB request block.  A NULL @buf is ignored.
+ */
+static __always_inline void kmemcheck_handle_buffer(const void *buf,
+						    size_t size,
+						    enum dma_data_direction dir)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_handle_buffer(buf, size, dir);
+}
+
+bool __kmemcheck_copy_page(struct page *to, struct page *from);
+
+/**
+ * kmemcheck_copy_page() - copy a page whose contents move, with its shadow
+ * @to:		the page getting the contents (migration's new page)
+ * @from:	the page they come from
+ *
+ * For copy_highpage(), under migration, compaction and folio_copy(): the
+ * shadow moves with the bytes.  If @from is tracked, kmemcheck copies the
+ * page itself, tracking @to with @from's states, origins and partial bits
+ * (or leaving it untracked if no shadow can be had for it).  If @from is
+ * not, @to stops being tracked too: its bytes are whatever user space or
+ * a device wrote, unseen.
+ *
+ * Return: true if kmemcheck copied the page; false if the caller must.
+ */
+static __always_inline bool kmemcheck_copy_page(struct page *to,
+						struct page *from)
+{
+	return kmemcheck_enabled() && __kmemcheck_copy_page(to, from);
+}
+
 void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
 			       enum dma_data_direction dir);
 
@@ -398,6 +440,7 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_UNKNOWN_INSN,		/* faults on undecodable insns */
 	KMEMCHECK_COUNTER_REPORTS,		/* reports printed */
 	KMEMCHECK_COUNTER_SUPPRESSED,		/* repeats not printed */
+	KMEMCHECK_COUNTER_LIMITED,		/* new reports past report_limit */
 	KMEMCHECK_COUNTER_LOST,			/* reports dropped: queue full */
 	KMEMCHECK_COUNTER_FOLLOWED,		/* uninit loads followed */
 	KMEMCHECK_COUNTER_FOLLOW_DIED,		/* ... to no use: overwritten */
@@ -506,6 +549,13 @@ static inline void kmemcheck_handle_dma(struct page *page, size_t offset,
 					enum dma_data_direction dir) { }
 static inline void kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
 					   enum dma_data_direction dir) { }
+static inline void kmemcheck_handle_buffer(const void *buf, size_t size,
+					   enum dma_data_direction dir) { }
+static inline bool kmemcheck_copy_page(struct page *to, struct page *from)
+{
+	return false;
+}
+
 static inline void kmemcheck_mark_unallocated(const void *address,
 					      size_t size) { }
 static inline void kmemcheck_mark_slack(const void *address,

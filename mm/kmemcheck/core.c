@@ -9,8 +9,10 @@
 #define pr_fmt(fmt) "kmemcheck: " fmt
 
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/export.h>
+#include <linux/highmem.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/kmemcheck.h>
@@ -34,7 +36,9 @@
 
 /* === Data ================================================================ */
 
-DEFINE_STATIC_KEY_FALSE(kmemcheck_enabled_key);
+/* DEFINE_STATIC_KEY_FALSE(), spelt out to be exported: modules test it. */
+struct static_key_false kmemcheck_enabled_key = STATIC_KEY_FALSE_INIT;
+EXPORT_SYMBOL_GPL(kmemcheck_enabled_key);
 
 /* The mode chosen at boot; tracking runs only if it is not off. */
 static int kmemcheck_boot_mode __initdata = CONFIG_KMEMCHECK_DEFAULT_MODE;
@@ -94,7 +98,10 @@ bool __init kmemcheck_boot_tracking(void)
 /*
  * Hiding and showing pages flushes the local TLB only: an IPI is impossible
  * with interrupts off in the fault and trap handlers.  So the machine runs
- * on one CPU, and CPU hotplug is disabled once the boot is over.
+ * on one CPU: the boot brings up no other, CPU hotplug is disabled once
+ * the boot is over, and the paths that bring CPUs up all the same (SMT
+ * control, which ignores cpu_hotplug_disable(), resume) are refused before
+ * the CPU starts.
  */
 #ifdef CONFIG_SMP
 static void __init kmemcheck_limit_cpus(void)
@@ -102,8 +109,30 @@ static void __init kmemcheck_limit_cpus(void)
 	pr_info("limiting the machine to one CPU; boot with kmemcheck=0 to use them all\n");
 	setup_max_cpus = 1;
 }
+
+static int kmemcheck_cpu_prepare(unsigned int cpu)
+{
+	pr_warn_ratelimited("refusing to bring up CPU %u: kmemcheck is on, which needs a single CPU\n",
+			    cpu);
+	return -EBUSY;
+}
+
+static void __init kmemcheck_keep_one_cpu(void)
+{
+	int ret;
+
+	WARN_ON_ONCE(num_online_cpus() > 1);
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					"mm/kmemcheck:prepare",
+					kmemcheck_cpu_prepare, NULL);
+	if (ret < 0)
+		pr_err("cannot keep other CPUs down (%d): do not online them\n",
+		       ret);
+	cpu_hotplug_disable();
+}
 #else
 static inline void kmemcheck_limit_cpus(void) { }
+static inline void kmemcheck_keep_one_cpu(void) { }
 #endif
 
 /**
@@ -161,7 +190,7 @@ static int __init kmemcheck_late_init(void)
 {
 	register_sysctl_init("kernel", kmemcheck_sysctl_table);
 	if (kmemcheck_booted_on)
-		cpu_hotplug_disable();
+		kmemcheck_keep_one_cpu();
 	return 0;
 }
 late_initcall(kmemcheck_late_init);
@@ -513,15 +542,14 @@ static void kmemcheck_check_leaving(unsigned long addr, size_t size,
 			      addr, size, bad, dst, sink);
 }
 
-void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size,
-			    enum dma_data_direction dir)
+void __kmemcheck_handle_buffer(const void *buf, size_t size,
+			       enum dma_data_direction dir)
 {
-	unsigned long addr;
+	unsigned long addr = (unsigned long)buf;
 
-	/* Highmem is never tracked; its address may not even be mapped. */
-	if (PageHighMem(page))
+	/* Tracked pages are all in the linear map of low memory. */
+	if (!buf || !virt_addr_valid(buf))
 		return;
-	addr = (unsigned long)page_address(page) + offset;
 	/* The device reads the buffer: check it as it stands now. */
 	if (dir == DMA_TO_DEVICE || dir == DMA_BIDIRECTIONAL)
 		kmemcheck_check_leaving(addr, size, 0, KMEMCHECK_SINK_DEVICE);
@@ -529,6 +557,17 @@ void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size,
 	if (dir == DMA_FROM_DEVICE || dir == DMA_BIDIRECTIONAL)
 		kmemcheck_shadow_set(addr, size, KMEMCHECK_SHADOW_INITIALIZED);
 }
+EXPORT_SYMBOL_GPL(__kmemcheck_handle_buffer);
+
+void __kmemcheck_handle_dma(struct page *page, size_t offset, size_t size,
+			    enum dma_data_direction dir)
+{
+	/* Highmem is never tracked; its address may not even be mapped. */
+	if (PageHighMem(page))
+		return;
+	__kmemcheck_handle_buffer(page_address(page) + offset, size, dir);
+}
+EXPORT_SYMBOL_GPL(__kmemcheck_handle_dma);
 
 void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
 			       enum dma_data_direction dir)
@@ -539,6 +578,50 @@ void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
 	for_each_sg(sg, s, nents, i)
 		__kmemcheck_handle_dma(sg_page(s), s->offset, s->length, dir);
 }
+EXPORT_SYMBOL_GPL(__kmemcheck_handle_dma_sg);
+
+/* === Pages whose contents move =========================================== */
+
+bool __kmemcheck_copy_page(struct page *to, struct page *from)
+{
+	unsigned long src, dst, flags;
+	bool src_shown;
+	void *vto;
+
+	if (PageHighMem(from) || !READ_ONCE(from->kmemcheck_shadow)) {
+		if (!PageHighMem(to))
+			kmemcheck_shadow_free(to, 1);
+		return false;
+	}
+	/* Migration's new page: from the allocator, or isolated free pages. */
+	if (!PageHighMem(to) && !READ_ONCE(to->kmemcheck_shadow))
+		kmemcheck_shadow_alloc(to, 1, GFP_NOWAIT);
+	src = (unsigned long)page_address(from);
+	vto = kmap_local_page(to);
+	dst = (unsigned long)vto;
+	/*
+	 * Both pages shown for the copy, with interrupts off as in the
+	 * shadow's fills; then @to is hidden as its new states want, and
+	 * @from as it was.
+	 */
+	raw_local_irq_save(flags);
+	src_shown = kmemcheck_arch_show_page(src);
+	if (READ_ONCE(to->kmemcheck_shadow)) {
+		kmemcheck_arch_show_page(dst);
+		copy_page(vto, (void *)src);
+		kmemcheck_shadow_copy_page(to, from);
+		if (!kmemcheck_page_may_rest(dst))
+			kmemcheck_arch_hide_page(dst);
+	} else {
+		copy_page(vto, (void *)src);
+	}
+	if (src_shown)
+		kmemcheck_arch_hide_page(src);
+	raw_local_irq_restore(flags);
+	kunmap_local(vto);
+	return true;
+}
+EXPORT_SYMBOL_GPL(__kmemcheck_copy_page);
 
 void __kmemcheck_copy_to_user(void __user *to, const void *from,
 			      unsigned long n)

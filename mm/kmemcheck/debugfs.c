@@ -22,6 +22,7 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_UNKNOWN_INSN]	= "unknown instructions",
 	[KMEMCHECK_COUNTER_REPORTS]		= "reports",
 	[KMEMCHECK_COUNTER_SUPPRESSED]		= "suppressed reports",
+	[KMEMCHECK_COUNTER_LIMITED]		= "reports past the limit",
 	[KMEMCHECK_COUNTER_LOST]		= "lost reports",
 	[KMEMCHECK_COUNTER_FOLLOWED]		= "uninit loads followed",
 	[KMEMCHECK_COUNTER_FOLLOW_DIED]		= "followed to no use",

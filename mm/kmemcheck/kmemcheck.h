@@ -89,6 +89,7 @@ bool kmemcheck_object_allocated(const struct kmem_cache *s,
 u8 kmemcheck_shadow_checked(unsigned long addr, const u8 *shadow);
 bool kmemcheck_shadow_alloc(struct page *page, unsigned int nr, gfp_t gfp);
 void kmemcheck_shadow_free(struct page *page, unsigned int nr);
+void kmemcheck_shadow_copy_page(struct page *to, struct page *from);
 bool kmemcheck_shadow_range_initialized(unsigned long addr, size_t n);
 void kmemcheck_shadow_set(unsigned long addr, size_t size,
 			  enum kmemcheck_shadow state);

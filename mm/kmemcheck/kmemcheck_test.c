@@ -953,6 +953,73 @@ static void test_page_reused(struct kunit *test)
 	expect_shadow(test, &p[2], 4, KMEMCHECK_SHADOW_UNINITIALIZED);
 }
 
+/*
+ * Migration and compaction copy a page with copy_highpage(), compaction
+ * into a free page nobody allocated: the shadow moves with the bytes, the
+ * copy of uninitialized bytes is no infoleak, and a read of them in the
+ * new page is reported, of the new page.
+ */
+static u32 *test_copy_tracked_page(struct kunit *test)
+{
+	unsigned long from = __get_free_page(GFP_KERNEL);
+	unsigned long to = __get_free_page(GFP_KERNEL | __GFP_NOTRACK);
+
+	if (!from || !to) {
+		free_page(from);
+		free_page(to);
+		KUNIT_FAIL(test, "no page");
+		return NULL;
+	}
+	WRITE_ONCE(((u32 *)from)[0], 1);
+	KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of(to));
+	copy_highpage(virt_to_page((void *)to), virt_to_page((void *)from));
+	free_page(from);
+	expect_shadow(test, (void *)to, 4, KMEMCHECK_SHADOW_INITIALIZED);
+	expect_shadow(test, (void *)to + 4, 12, KMEMCHECK_SHADOW_UNINITIALIZED);
+	KUNIT_EXPECT_TRUE(test, kmemcheck_arch_page_hidden(to));
+	test->priv = virt_to_page((void *)to);
+	return (u32 *)to;
+}
+
+static void test_uninit_copied_page(struct kunit *test)
+{
+	u32 *p = test_copy_tracked_page(test);
+
+	if (!p)
+		return;
+	READ_ONCE(p[1]);
+	EXPECT_REPORT(test, UNINIT, test_uninit_copied_page, 4, &p[1]);
+}
+
+static void test_init_copied_page(struct kunit *test)
+{
+	u32 *p = test_copy_tracked_page(test);
+
+	if (!p)
+		return;
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p[0]), 1);
+	EXPECT_NO_REPORT(test);
+}
+
+/* The copy of an untracked page, as a user page, is not tracked either. */
+static void test_copied_page_untracked(struct kunit *test)
+{
+	unsigned long from = __get_free_page(GFP_KERNEL | __GFP_NOTRACK);
+	unsigned long to = __get_free_page(GFP_KERNEL);
+
+	if (from && to) {
+		KUNIT_EXPECT_NOT_NULL(test, kmemcheck_shadow_of(to));
+		copy_highpage(virt_to_page((void *)to),
+			      virt_to_page((void *)from));
+		KUNIT_EXPECT_NULL(test, kmemcheck_shadow_of(to));
+		KUNIT_EXPECT_FALSE(test, kmemcheck_arch_page_hidden(to));
+		READ_ONCE(((u32 *)to)[1]);
+	}
+	free_page(from);
+	free_page(to);
+	EXPECT_NO_REPORT(test);
+}
+
 /* Pushed out of the page quarantine, a free page is no longer tracked. */
 static void test_page_quarantine_expires(struct kunit *test)
 {
@@ -2474,6 +2541,34 @@ static void test_dedup_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_b), bad);
 }
 
+/* An allocation stack of its own, for test_dedup_origins(). */
+static noinline void *test_alloc_elsewhere(struct kunit *test, size_t size)
+{
+	void *p = test_alloc(test, size, GFP_KERNEL);
+
+	/* Not a tail call: this frame must be in the allocation stack. */
+	barrier();
+	return p;
+}
+
+/*
+ * Two leaks through one copy helper, of memory allocated in two places,
+ * are two bugs: two reports (test_dedup_sites() is the twin, one
+ * allocation copied twice: one report).
+ */
+static void test_dedup_origins(struct kunit *test)
+{
+	u32 *one = test_alloc(test, sizeof(test_untracked), GFP_KERNEL);
+	u32 *two = test_alloc_elsewhere(test, sizeof(test_untracked));
+	size_t chunk = test_rep_chunk(sizeof(test_untracked), 4);
+
+	test_leak_a(test_untracked, one, sizeof(test_untracked));
+	test_leak_a(test_untracked, two, sizeof(test_untracked));
+	EXPECT_REPORT(test, INFOLEAK, test_leak_a, chunk, one, test_untracked);
+	EXPECT_REPORT(test, INFOLEAK, test_leak_a, chunk, two, test_untracked);
+	KUNIT_EXPECT_EQ(test, report_count(), 2);
+}
+
 /* The twin: the same callers with initialized bytes. */
 static void test_dedup_sites_init(struct kunit *test)
 {
@@ -3391,6 +3486,9 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_uaf_in_quarantine),
 	KUNIT_CASE(test_uaf_page),
 	KUNIT_CASE(test_page_reused),
+	KUNIT_CASE(test_uninit_copied_page),
+	KUNIT_CASE(test_init_copied_page),
+	KUNIT_CASE(test_copied_page_untracked),
 	KUNIT_CASE(test_page_quarantine_expires),
 	KUNIT_CASE(test_track_cache_selected),
 	KUNIT_CASE(test_track_cache_other),
@@ -3475,6 +3573,7 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_infoleak_dma_to_device),
 	KUNIT_CASE(test_init_dma),
 	KUNIT_CASE(test_dedup_sites),
+	KUNIT_CASE(test_dedup_origins),
 	KUNIT_CASE(test_dedup_sites_init),
 	KUNIT_CASE(test_follow_wide_load),
 	KUNIT_CASE(test_follow_off_reports_load),

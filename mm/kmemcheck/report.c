@@ -4,9 +4,13 @@
  *
  * A report is recorded in the fault handler, where printing is unsafe: the
  * console path may itself touch tracked memory, and the handler may run in
- * NMI context.  Records wait in a small queue and are printed from irq_work.
- * Repeats from one call site are counted rather than printed, and a full
- * queue is counted too: no report is ever lost silently.
+ * NMI context.  Records wait in a small queue and are printed by a worker,
+ * which irq_work wakes: with interrupts on, in a context that may sleep,
+ * so that a flood of reports to a slow serial console cannot stall the
+ * machine.  Repeats of one report (one call site, one kind of bug, one
+ * allocation stack) are counted rather than printed, new reports beyond
+ * kmemcheck.report_limit in a minute are counted too, and so is a full
+ * queue: no report is ever lost silently.
  *
  * The call site of a report is the first frame of its stack outside the
  * string and copy helpers, so that a memcpy() or copy_to_user() of bad
@@ -21,7 +25,10 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/panic.h>
+#include <linux/panic_notifier.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -32,6 +39,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include <asm/kmemcheck.h>
 #include <asm/ptrace.h>
@@ -58,6 +66,8 @@
 #define KMEMCHECK_SITES		128
 /* A site reports again, with the count of repeats, after this long. */
 #define KMEMCHECK_REPEAT_INTERVAL	(60 * HZ)
+/* The period of kmemcheck.report_limit. */
+#define KMEMCHECK_LIMIT_INTERVAL	(60 * HZ)
 
 static const char *const kmemcheck_bug_names[KMEMCHECK_BUG_TYPES] = {
 	[KMEMCHECK_BUG_UNINIT]		= "uninit-value",
@@ -153,10 +163,15 @@ struct kmemcheck_record {
 	unsigned long entries[KMEMCHECK_STACK_DEPTH];
 };
 
-/* A call site seen: reports from it after the first are counted. */
+/*
+ * A report seen: its repeats are counted.  Two reports differ by their
+ * call site, their type, or the stack that allocated their memory: two
+ * leaks through one copy helper from two allocations are two bugs.
+ */
 struct kmemcheck_site {
 	unsigned long ip;		/* kmemcheck_record.site */
 	enum kmemcheck_bug_type type;
+	depot_stack_handle_t alloc_stack;
 	unsigned long last;		/* jiffies of the last printed report */
 	unsigned long suppressed;	/* repeats since then */
 	unsigned long count;		/* bad accesses seen, printed or not */
@@ -215,15 +230,61 @@ static const struct kernel_param_ops kmemcheck_fault_ops = {
 };
 module_param_cb(fault, &kmemcheck_fault_ops, NULL, 0644);
 
-static void kmemcheck_print_work(struct irq_work *work);
-static DEFINE_IRQ_WORK(kmemcheck_irq_work, kmemcheck_print_work);
+/* Set while kmemcheck's own KUnit suite, which checks reports, runs. */
+static bool kmemcheck_kunit_expecting;
 
 /*
- * Should the report from @ip be printed?  Returns false for a repeat, and
- * counts it.  Called with kmemcheck_report_lock held.
+ * kmemcheck.report_limit: new reports printed in a minute at most, 0 for
+ * no limit.  Past it, reports are counted, and the count printed when
+ * reports are printed again.  Serial consoles print a few reports a
+ * second at best.
+ */
+static unsigned int kmemcheck_report_limit __read_mostly = 30;
+module_param_named(report_limit, kmemcheck_report_limit, uint, 0644);
+
+/* The period of the limit, under kmemcheck_report_lock. */
+static unsigned long kmemcheck_limit_start;
+static unsigned int kmemcheck_limit_used;
+static unsigned long kmemcheck_limited;		/* not printed since */
+
+static void kmemcheck_print_kick(struct irq_work *work);
+static DEFINE_IRQ_WORK(kmemcheck_irq_work, kmemcheck_print_kick);
+static void kmemcheck_print_work(struct work_struct *work);
+static DECLARE_WORK(kmemcheck_work, kmemcheck_print_work);
+
+/*
+ * May one more new report be printed?  Not past kmemcheck.report_limit in
+ * the current period, except while kmemcheck's own tests check reports.
+ * Called with kmemcheck_report_lock held.
+ */
+static bool kmemcheck_within_limit(void)
+{
+	unsigned int limit = READ_ONCE(kmemcheck_report_limit);
+
+	if (!limit || READ_ONCE(kmemcheck_kunit_expecting))
+		return true;
+	if (!kmemcheck_limit_used ||
+	    time_after(jiffies, kmemcheck_limit_start + KMEMCHECK_LIMIT_INTERVAL)) {
+		kmemcheck_limit_start = jiffies;
+		kmemcheck_limit_used = 0;
+	}
+	if (kmemcheck_limit_used < limit) {
+		kmemcheck_limit_used++;
+		return true;
+	}
+	kmemcheck_limited++;
+	kmemcheck_count(KMEMCHECK_COUNTER_LIMITED);
+	return false;
+}
+
+/*
+ * Should the report from @ip of memory allocated by @alloc_stack be
+ * printed?  Returns false for a repeat, and counts it.  Called with
+ * kmemcheck_report_lock held.
  */
 static bool kmemcheck_site_first(unsigned long ip,
 				 enum kmemcheck_bug_type type,
+				 depot_stack_handle_t alloc_stack,
 				 unsigned long *suppressed)
 {
 	struct kmemcheck_site *site, *free = NULL;
@@ -235,7 +296,8 @@ static bool kmemcheck_site_first(unsigned long ip,
 			free = free ?: site;
 			continue;
 		}
-		if (site->ip != ip || site->type != type)
+		if (site->ip != ip || site->type != type ||
+		    site->alloc_stack != alloc_stack)
 			continue;
 		site->count++;
 		site->seen = jiffies;
@@ -244,15 +306,21 @@ static bool kmemcheck_site_first(unsigned long ip,
 			kmemcheck_count(KMEMCHECK_COUNTER_SUPPRESSED);
 			return false;
 		}
+		/* Held back by the limit: the next repeat may be printed. */
+		if (!kmemcheck_within_limit())
+			return false;
 		*suppressed = site->suppressed;
 		site->suppressed = 0;
 		site->last = jiffies;
 		return true;
 	}
-	/* With the table full, every report is printed: none is lost. */
+	if (!kmemcheck_within_limit())
+		return false;
+	/* With the table full, every new report is: the limit holds them. */
 	if (free) {
 		free->ip = ip;
 		free->type = type;
+		free->alloc_stack = alloc_stack;
 		free->last = jiffies;
 		free->count = 1;
 		free->seen = jiffies;
@@ -353,6 +421,46 @@ static u8 kmemcheck_state_at(unsigned long addr)
 			KMEMCHECK_SHADOW_INITIALIZED;
 }
 
+/* The stacks in the origin slots of an object or page of @extent bytes. */
+static void kmemcheck_origins_at(unsigned long base, unsigned int extent,
+				 depot_stack_handle_t *alloc_stack,
+				 depot_stack_handle_t *free_stack)
+{
+	enum kmemcheck_origin kind;
+	depot_stack_handle_t handle;
+	unsigned int slot;
+
+	for (slot = 0; slot < KMEMCHECK_ORIGIN_SLOTS; slot++) {
+		if ((slot + 1) * KMEMCHECK_ORIGIN_BYTES > extent)
+			break;
+		handle = kmemcheck_origin_get(base + slot *
+					      KMEMCHECK_ORIGIN_BYTES, &kind);
+		if (handle && kind == KMEMCHECK_ORIGIN_ALLOC)
+			*alloc_stack = handle;
+		else if (handle && kind == KMEMCHECK_ORIGIN_FREE)
+			*free_stack = handle;
+	}
+}
+
+/* The allocation stack of the object, or else page, holding @bad. */
+static depot_stack_handle_t kmemcheck_alloc_stack_at(unsigned long bad)
+{
+	depot_stack_handle_t alloc_stack = 0, free_stack = 0;
+	struct slab *slab = virt_to_slab((void *)bad);
+
+	if (slab) {
+		struct kmem_cache *s = slab->slab_cache;
+
+		kmemcheck_origins_at((unsigned long)nearest_obj(s, slab,
+								(void *)bad),
+				     s->object_size, &alloc_stack, &free_stack);
+	} else {
+		kmemcheck_origins_at(bad & PAGE_MASK, PAGE_SIZE, &alloc_stack,
+				     &free_stack);
+	}
+	return alloc_stack;
+}
+
 /*
  * The run of bytes not initialized that holds the first bad byte, within
  * its object, or its page outside slabs; and the stacks of the object or
@@ -362,9 +470,6 @@ static void kmemcheck_fill_origin(struct kmemcheck_record *r)
 {
 	unsigned long base = r->cache_name[0] ? r->object :
 					       r->bad & PAGE_MASK;
-	enum kmemcheck_origin kind;
-	depot_stack_handle_t handle;
-	unsigned int slot;
 
 	r->extent = r->cache_name[0] ? r->object_size : PAGE_SIZE;
 	r->bad_state = kmemcheck_state_at(r->bad);
@@ -379,16 +484,7 @@ static void kmemcheck_fill_origin(struct kmemcheck_record *r)
 	       KMEMCHECK_SHADOW_INITIALIZED)
 		r->run_end++;
 
-	for (slot = 0; slot < KMEMCHECK_ORIGIN_SLOTS; slot++) {
-		if ((slot + 1) * KMEMCHECK_ORIGIN_BYTES > r->extent)
-			break;
-		handle = kmemcheck_origin_get(base + slot *
-					      KMEMCHECK_ORIGIN_BYTES, &kind);
-		if (handle && kind == KMEMCHECK_ORIGIN_ALLOC)
-			r->alloc_stack = handle;
-		else if (handle && kind == KMEMCHECK_ORIGIN_FREE)
-			r->free_stack = handle;
-	}
+	kmemcheck_origins_at(base, r->extent, &r->alloc_stack, &r->free_stack);
 	r->alloc_skip = kmemcheck_own_frames_of(r->alloc_stack);
 	r->free_skip = kmemcheck_own_frames_of(r->free_stack);
 }
@@ -425,9 +521,6 @@ static void kmemcheck_fill_window(struct kmemcheck_record *r)
 		r->shadow[i] = kmemcheck_shadow_letter(shadow);
 	}
 }
-
-/* Set while kmemcheck's own KUnit suite, which checks reports, runs. */
-static bool kmemcheck_kunit_expecting;
 
 /**
  * kmemcheck_kunit_expect_reports() - stop or resume failing KUnit tests
@@ -481,6 +574,7 @@ static void kmemcheck_record(unsigned int nr_entries, unsigned long ip,
 			     enum kmemcheck_use use)
 {
 	unsigned long site = kmemcheck_site_of(kmemcheck_stack, nr_entries);
+	depot_stack_handle_t alloc_stack = kmemcheck_alloc_stack_at(bad);
 	struct kmemcheck_record *r;
 	unsigned long flags, suppressed;
 
@@ -490,7 +584,7 @@ static void kmemcheck_record(unsigned int nr_entries, unsigned long ip,
 		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
 		return;
 	}
-	if (!kmemcheck_site_first(site, type, &suppressed))
+	if (!kmemcheck_site_first(site, type, alloc_stack, &suppressed))
 		goto unlock;
 	if (kmemcheck_queue_len == KMEMCHECK_QUEUE_LEN) {
 		kmemcheck_count(KMEMCHECK_COUNTER_LOST);
@@ -783,15 +877,19 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 }
 
 /*
- * Take one record off the queue.  The copy is printed unlocked, so that a
- * fault while printing can queue a report of its own.
+ * Take one record off the queue, and the count of reports the limit held
+ * back before it.  The copy is printed unlocked, so that a fault while
+ * printing can queue a report of its own.
  */
-static bool kmemcheck_dequeue(struct kmemcheck_record *r)
+static bool kmemcheck_dequeue(struct kmemcheck_record *r,
+			      unsigned long *limited)
 {
 	unsigned long flags;
 	bool found = false;
 
 	raw_spin_lock_irqsave(&kmemcheck_report_lock, flags);
+	*limited = kmemcheck_limited;
+	kmemcheck_limited = 0;
 	if (kmemcheck_queue_len) {
 		*r = kmemcheck_queue[kmemcheck_queue_head];
 		kmemcheck_queue_head = (kmemcheck_queue_head + 1) %
@@ -803,25 +901,26 @@ static bool kmemcheck_dequeue(struct kmemcheck_record *r)
 	return found;
 }
 
-static DEFINE_RAW_SPINLOCK(kmemcheck_print_lock);
+static DEFINE_MUTEX(kmemcheck_print_mutex);
 
-/**
- * kmemcheck_report_flush() - print every queued report now
- *
- * Called from irq_work, and by the tests to see their reports at once.
- */
-void kmemcheck_report_flush(void)
+/* Print the queue; the caller holds kmemcheck_print_mutex, or panics. */
+static void kmemcheck_print_queue(void)
 {
 	static struct kmemcheck_record r;
-	unsigned long flags, lost, ip;
+	unsigned long lost, ip, limited;
+	bool found;
 
-	if (READ_ONCE(kmemcheck_kunit_holding))
-		return;
-	/* One printer at a time; @r is too large for the stack. */
-	if (!raw_spin_trylock_irqsave(&kmemcheck_print_lock, flags))
-		return;
-	while (kmemcheck_dequeue(&r))
+	for (;;) {
+		found = kmemcheck_dequeue(&r, &limited);
+		if (limited)
+			pr_err("kmemcheck: %lu reports suppressed by the rate limit (kmemcheck.report_limit=%u a minute)\n",
+			       limited, READ_ONCE(kmemcheck_report_limit));
+		if (!found)
+			break;
 		kmemcheck_print_record(&r);
+		if (!oops_in_progress)
+			cond_resched();
+	}
 	/* Pairs with kmemcheck_unknown_insn(): the bytes are copied first. */
 	ip = smp_load_acquire(&kmemcheck_unknown_ip);
 	if (ip && !kmemcheck_unknown_printed) {
@@ -836,13 +935,62 @@ void kmemcheck_report_flush(void)
 		       lost);
 		kmemcheck_lost_printed = lost;
 	}
-	raw_spin_unlock_irqrestore(&kmemcheck_print_lock, flags);
 }
 
-static void kmemcheck_print_work(struct irq_work *work)
+/**
+ * kmemcheck_report_flush() - print every queued report now
+ *
+ * Called by the worker, and by the tests to see their reports at once.
+ * Must be called in a context that may sleep.
+ */
+void kmemcheck_report_flush(void)
+{
+	if (READ_ONCE(kmemcheck_kunit_holding))
+		return;
+	/* One printer at a time; the record is too large for the stack. */
+	mutex_lock(&kmemcheck_print_mutex);
+	kmemcheck_print_queue();
+	mutex_unlock(&kmemcheck_print_mutex);
+}
+
+static void kmemcheck_print_work(struct work_struct *work)
 {
 	kmemcheck_report_flush();
 }
+
+/*
+ * From the fault handler's irq_work to the worker: the workqueues exist
+ * from early in start_kernel(), and reports queued before are printed by
+ * kmemcheck_report_init().
+ */
+static void kmemcheck_print_kick(struct irq_work *work)
+{
+	if (system_wq)
+		queue_work(system_wq, &kmemcheck_work);
+}
+
+/* What is queued is printed, if it can be, before a panic stops all. */
+static int kmemcheck_report_panic(struct notifier_block *nb,
+				  unsigned long action, void *data)
+{
+	/* Not if the panic comes from printing: the other CPUs are stopped. */
+	if (!mutex_is_locked(&kmemcheck_print_mutex))
+		kmemcheck_print_queue();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kmemcheck_panic_nb = {
+	.notifier_call = kmemcheck_report_panic,
+};
+
+static int __init kmemcheck_report_init(void)
+{
+	atomic_notifier_chain_register(&panic_notifier_list,
+				       &kmemcheck_panic_nb);
+	queue_work(system_wq, &kmemcheck_work);
+	return 0;
+}
+early_initcall(kmemcheck_report_init);
 
 /**
  * kmemcheck_unknown_insn() - note a fault on an instruction not decoded

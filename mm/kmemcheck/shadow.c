@@ -586,6 +586,40 @@ void kmemcheck_shadow_free(struct page *page, unsigned int nr)
 	}
 }
 
+/**
+ * kmemcheck_shadow_copy_page() - give a page the shadow of another
+ * @to:		a tracked page, taking the contents of @from
+ * @from:	a tracked page
+ *
+ * The states and origins of every byte, the initialized bits of partly
+ * initialized ones, and the count of bytes keeping the page hidden.  The
+ * caller hides @to or lets it rest, by kmemcheck_page_may_rest().
+ */
+void kmemcheck_shadow_copy_page(struct page *to, struct page *from)
+{
+	u8 *dst = to->kmemcheck_shadow, *src = from->kmemcheck_shadow;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_local_irq_save(flags);
+	kmemcheck_partial_forget(dst, PAGE_SIZE);
+	memcpy(dst, src, PAGE_SIZE);
+	*kmemcheck_pending(dst) = *kmemcheck_pending(src);
+	if (READ_ONCE(*kmemcheck_partial_slot(src))) {
+		for (i = 0; i < PAGE_SIZE; i++) {
+			u8 defined;
+
+			if (kmemcheck_shadow_state(&src[i]) !=
+			    KMEMCHECK_SHADOW_UNINITIALIZED)
+				continue;
+			defined = kmemcheck_partial_defined(&src[i]);
+			if (defined)
+				kmemcheck_partial_set(&dst[i], defined);
+		}
+	}
+	raw_local_irq_restore(flags);
+}
+
 /* Set the bytes of a range whose state is in the mask @from to @state. */
 static __always_inline void kmemcheck_shadow_replace(unsigned long addr,
 						     size_t size,

@@ -48,11 +48,14 @@ MAINTAINERS_SECTION = 'KMEMCHECK'
 # "make ARCH=i386 tinyconfig".  Fragments listed in OPTIONAL_FRAGMENTS may
 # name symbols the tree does not have (yet): those only warn.
 CONFIGS: Dict[str, Tuple[str, ...]] = {
-	'default': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'kmemcheck'),
-	'nokmemcheck': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'nokmemcheck'),
+	'default': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'devices',
+		    'kmemcheck'),
+	'nokmemcheck': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'devices',
+			'nokmemcheck'),
 	'up': ('base', 'kunit', 'stress', 'kmemcheck'),
 	# Debian's i386 flavour, 686-pae: default's kernel with PAE and highmem.
-	'pae': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'pae', 'kmemcheck'),
+	'pae': ('base', 'smp', 'kunit', 'ksuites', 'stress', 'devices', 'pae',
+		'kmemcheck'),
 	# Debian's own i386 config, not tinyconfig, under the fragment.
 	'debian': ('debian',),
 }
@@ -89,6 +92,8 @@ HOST_DEPS = (
 	('sphinx-build', 'python3-sphinx'),
 	('/usr/lib/python3/dist-packages/yaml', 'python3-yaml'),
 	('gdb', 'gdb'),
+	# mkfs.ext4 -d, for the ext4 image of the devices/ tests.
+	('/sbin/mkfs.ext4', 'e2fsprogs'),
 )
 # What each subcommand needs, by the probes of HOST_DEPS: a group of them,
 # and whether the guest userland (busybox; stress-ng) must be fetched.
@@ -99,8 +104,9 @@ DEP_GROUPS: Dict[str, Tuple[str, ...]] = {
 	'boot': ('qemu-system-i386', 'cpio', 'gzip', 'dpkg-deb'),
 	'lint': ('sparse', 'sphinx-build', '/usr/lib/python3/dist-packages/yaml'),
 	'gdb': ('gdb',),
+	'devices': ('/sbin/mkfs.ext4',),
 }
-ALL_DEPS = ('tree', 'build', 'boot', 'lint')
+ALL_DEPS = ('tree', 'build', 'boot', 'lint', 'devices')
 # command: (groups, busybox, stress-ng)
 COMMAND_DEPS: Dict[str, Tuple[Tuple[str, ...], bool, bool]] = {
 	'deps': (ALL_DEPS, True, True),
@@ -993,9 +999,10 @@ def build(build_dir: str, tree: str, config: str, jobs: int, obj: str = '',
 
 
 def build_module(tree: str, obj: str, src: str, out_dir: str, jobs: int,
-		 log_path: str) -> List[str]:
+		 log_path: str, make_args: Sequence[str] = ()) -> List[str]:
 	"""Builds the out-of-tree module source directory @src against the
-	kernel in @obj; returns the .ko files.
+	kernel in @obj, with the make variables of @make_args; returns the .ko
+	files.
 
 	Kbuild writes its objects next to the sources (M=), so the sources are
 	copied into @out_dir first: the user's directory is only read.
@@ -1011,8 +1018,8 @@ def build_module(tree: str, obj: str, src: str, out_dir: str, jobs: int,
 				_write_if_changed(os.path.join(out_dir, os.path.relpath(full, src)),
 						  data, os.stat(full).st_mode & 0o777)
 	with open(log_path, 'w') as logf:
-		if _run_logged(make_cmd(tree, obj, jobs, f'M={out_dir}', 'modules'), logf,
-			       cwd=tree):
+		if _run_logged(make_cmd(tree, obj, jobs, f'M={out_dir}', *make_args, 'modules'),
+			       logf, cwd=tree):
 			logf.flush()
 			_fail_with_log(log_path, f'building the module in {src} failed')
 	kos = []
