@@ -615,7 +615,16 @@ def workload_exit(res: qemu.BootResult, reports: int) -> int:
 	return 1 if any(int(rc) for what, _, rc in codes if what != 'script') else 0
 
 
+def run_disks(disks: Sequence[str]) -> List[str]:
+	"""The images of --disk, checked and made absolute."""
+	for disk in disks:
+		if not os.path.isfile(disk):
+			raise HarnessError(f'--disk {disk}: no such file')
+	return [os.path.abspath(d) for d in disks]
+
+
 def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
+	devices = dict(disks=run_disks(args.disk), net=args.net, extra_args=args.qemu_arg)
 	if args.kernel:
 		ctx.kernel = os.path.abspath(args.kernel)
 	else:
@@ -633,10 +642,11 @@ def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
 		add=add)
 	cmdline = f'kunit.enable=0 kmemcheck=1 {args.cmdline}'.strip()
 	if args.shell:
-		return qemu.boot_interactive(ctx.kernel, initrd, cmdline, args.smp, ctx.machine)
+		return qemu.boot_interactive(ctx.kernel, initrd, cmdline, args.smp, ctx.machine,
+					     **devices)
 	log_path = os.path.join(ctx.logs, args.log)
 	res = qemu.boot(ctx.kernel, initrd, cmdline, args.smp, args.timeout,
-			log_path, echo=sys.stdout, mach=ctx.machine)
+			log_path, echo=sys.stdout, mach=ctx.machine, **devices)
 	print(f'run: qemu finished in {res.seconds:.1f} s (console log: {log_path})')
 	reports = print_report_summary(res.lines)
 	why = res.failure()
@@ -1710,6 +1720,17 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	p.add_argument('--timeout', type=float, default=qemu.DEFAULT_TIMEOUT,
 		       help='seconds before the guest counts as hung (default: %(default)s)')
 	p.add_argument('--smp', type=int, default=1, help='guest CPUs (default: 1)')
+	p.add_argument('--disk', action='append', default=[], metavar='IMG',
+		       help='attach the raw image IMG as a virtio-blk disk, /dev/vda, '
+		       '/dev/vdb, ... in order; the guest writes to it (repeatable)')
+	p.add_argument('--net', nargs='?', const='user', default='',
+		       choices=[n for n in qemu.NETS if n], metavar='user|isolated',
+		       help='a virtio-net NIC (eth0) on QEMU\'s user network, '
+		       'DHCP and gateway %s from QEMU itself; "isolated": no packet '
+		       'leaves QEMU (default: no NIC)' % qemu.GATEWAY)
+	p.add_argument('--qemu-arg', action='append', default=[], metavar='ARG',
+		       help='append ARG to QEMU\'s command line, verbatim (repeatable; '
+		       'write --qemu-arg=-ARG for one that starts with a dash)')
 	p = sub.add_parser('lint', parents=[common],
 			   help='checkpatch, kernel-doc, W=1 and sparse on our code')
 	p.add_argument('--config', choices=configs, default='default')

@@ -210,11 +210,36 @@ def machine(config: str) -> Machine:
 	return MACHINES.get(config, Machine())
 
 
+# The NIC of a guest with networking: virtio-net on QEMU's user network
+# (slirp), where QEMU itself is the DHCP server (it hands out 10.0.2.15)
+# and the gateway, GATEWAY, which answers pings.  "isolated" adds
+# restrict=on: no packet of the guest leaves QEMU, only QEMU's own DHCP
+# server and gateway answer it.
+NETS = {'': 'none', 'user': 'user,model=virtio-net-pci',
+	'isolated': 'user,model=virtio-net-pci,restrict=on'}
+GATEWAY = '10.0.2.2'
+
+
+def device_args(disks: Sequence[str] = (), net: str = '') -> List[str]:
+	"""QEMU arguments of the guest's devices: each raw image of @disks as a
+	virtio-blk disk (/dev/vda, /dev/vdb, ... in this order), and the NIC
+	of @net (a key of NETS; '': none)."""
+	args: List[str] = []
+	for disk in disks:
+		# In -drive's options a comma of the file name is written twice.
+		args += ['-drive', f'file={disk.replace(",", ",,")},if=virtio,format=raw']
+	if net not in NETS:
+		raise ValueError(f'unknown network {net!r} (one of {", ".join(NETS)})')
+	return args + ['-nic', NETS[net]]
+
+
 def qemu_cmd(kernel: str, initrd: str, cmdline: str, smp: int,
 	     interactive: bool = False, extra_args: Sequence[str] = (),
-	     mach: Machine = Machine()) -> List[str]:
+	     mach: Machine = Machine(), disks: Sequence[str] = (),
+	     net: str = '') -> List[str]:
+	"""The QEMU command line; @extra_args come last, verbatim."""
 	cmd = ['qemu-system-i386', *mach.args(), '-nographic', '-no-reboot',
-	       '-nic', 'none', '-smp', str(smp),
+	       *device_args(disks, net), '-smp', str(smp),
 	       '-kernel', kernel, '-initrd', initrd,
 	       '-append', f'{BASE_CMDLINE} {cmdline}'.strip()]
 	if not interactive:
@@ -228,12 +253,15 @@ def qemu_cmd(kernel: str, initrd: str, cmdline: str, smp: int,
 
 def boot(kernel: str, initrd: str, cmdline: str, smp: int, timeout: float,
 	 log_path: str, echo: Optional[TextIO] = None,
-	 extra_args: Sequence[str] = (), mach: Machine = Machine()) -> BootResult:
-	"""Boots @mach and waits for QEMU to exit, a panic, or the deadline;
-	@extra_args go to QEMU's command line."""
+	 extra_args: Sequence[str] = (), mach: Machine = Machine(),
+	 disks: Sequence[str] = (), net: str = '') -> BootResult:
+	"""Boots @mach, with the devices of device_args(@disks, @net), and
+	waits for QEMU to exit, a panic, or the deadline; @extra_args go to
+	the end of QEMU's command line."""
 	res = BootResult(log_path=log_path)
 	os.makedirs(os.path.dirname(log_path), exist_ok=True)
-	cmd = qemu_cmd(kernel, initrd, cmdline, smp, extra_args=extra_args, mach=mach)
+	cmd = qemu_cmd(kernel, initrd, cmdline, smp, extra_args=extra_args, mach=mach,
+		       disks=disks, net=net)
 	t0 = time.time()
 	proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
 				stderr=subprocess.STDOUT, start_new_session=True)
@@ -291,9 +319,11 @@ def boot(kernel: str, initrd: str, cmdline: str, smp: int, timeout: float,
 
 
 def boot_interactive(kernel: str, initrd: str, cmdline: str, smp: int,
-		     mach: Machine = Machine()) -> int:
+		     mach: Machine = Machine(), extra_args: Sequence[str] = (),
+		     disks: Sequence[str] = (), net: str = '') -> int:
 	"""Boots with the console on this terminal; returns QEMU's exit code."""
-	cmd = qemu_cmd(kernel, initrd, cmdline, smp, interactive=True, mach=mach)
+	cmd = qemu_cmd(kernel, initrd, cmdline, smp, interactive=True, mach=mach,
+		       extra_args=extra_args, disks=disks, net=net)
 	print('$ ' + ' '.join(cmd), flush=True)
 	return subprocess.call(cmd)
 
