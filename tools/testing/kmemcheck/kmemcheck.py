@@ -34,6 +34,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import kmemcheck_decode as decode  # noqa: E402
+import kmemcheck_devices as devices  # noqa: E402
 import kmemcheck_export as export  # noqa: E402
 import kmemcheck_ktap as ktap  # noqa: E402
 import kmemcheck_bench as bench  # noqa: E402
@@ -174,6 +175,7 @@ class BootTest:
 	needs: str = ''  # a CONFIG_ symbol; skipped on kernels without it
 	kexec: bool = False  # the initramfs of kexec_initramfs()
 	module: str = ''  # a module source directory, built and put in /root
+	module_make: Sequence[str] = ()  # make variables of the module's build
 
 
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
@@ -1111,7 +1113,7 @@ def boot_test_modules(ctx: Context, t: BootTest) -> List[Tuple[str, str]]:
 		return []
 	out = os.path.join(ctx.build_dir, 'modules', f'boot-{t.name}')
 	kos = tree.build_module(ctx.tree, ctx.obj, t.module, out, ctx.jobs,
-				os.path.join(ctx.logs, f'module-{t.name}.log'))
+				os.path.join(ctx.logs, f'module-{t.name}.log'), t.module_make)
 	return [(ko, f'/root/{os.path.basename(ko)}') for ko in kos]
 
 
@@ -1631,6 +1633,8 @@ def test_config(ctx: Context, rep: Reporter) -> None:
 		test_kunitpy(ctx, rep)
 		test_ksuites(ctx, rep)
 		test_boots(ctx, rep)
+		# The layer uses this module's BootTest and checks.
+		devices.test_devices(ctx, rep, sys.modules[__name__])
 		test_user(ctx, rep)
 		test_stress(ctx, rep)
 
