@@ -19,6 +19,7 @@ the layer is made of its BootTest, check_boot(), boot_test_modules() and
 Result, as the boot/ layer is.
 """
 
+import contextlib
 import hashlib
 import inspect
 import os
@@ -356,6 +357,7 @@ def test_devices(ctx, rep, h: ModuleType) -> None:
 	wanted = [t for t in tests(h) if rep.wants(f'{LAYER}/{t.boot.name}')]
 	if not wanted:
 		return
+	os.makedirs(ctx.logs, exist_ok=True)
 	image = manifest = ''
 	if any(t.disk for t in wanted):
 		try:
@@ -391,4 +393,5 @@ def test_devices(ctx, rep, h: ModuleType) -> None:
 		else:
 			rep.report(h.Result(name, True, detail(res), res.seconds, log=res.log_path))
 		for disk in disks:
-			os.unlink(disk)
+			with contextlib.suppress(FileNotFoundError):
+				os.unlink(disk)
