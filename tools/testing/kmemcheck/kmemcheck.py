@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kmemcheck_decode as decode  # noqa: E402
 import kmemcheck_devices as devices  # noqa: E402
 import kmemcheck_export as export  # noqa: E402
+import kmemcheck_fuzz as fuzz  # noqa: E402
 import kmemcheck_ktap as ktap  # noqa: E402
 import kmemcheck_bench as bench  # noqa: E402
 import kmemcheck_qemu as qemu  # noqa: E402
@@ -1635,6 +1636,7 @@ def test_config(ctx: Context, rep: Reporter) -> None:
 		test_boots(ctx, rep)
 		# The layer uses this module's BootTest and checks.
 		devices.test_devices(ctx, rep, sys.modules[__name__])
+		fuzz.test_fuzz(ctx, rep, sys.modules[__name__])
 		test_user(ctx, rep)
 		test_stress(ctx, rep)
 

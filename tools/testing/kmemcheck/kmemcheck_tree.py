@@ -128,6 +128,9 @@ KEXEC_PACKAGES = ('kexec-tools', 'libc6')
 # The stress userland: these i386 packages and everything they Depend on
 # (recursively), fetched into build/debs-stress by stress_debs().
 STRESS_PACKAGES = ('stress-ng',)
+# The fuzz/ layer's userland: Debian's trinity and what it Depends on,
+# fetched into build/debs-fuzz by kmemcheck_fuzz.trinity_debs().
+FUZZ_PACKAGES = ('trinity',)
 
 # Untracked files of the prepared tree that are not ours to refresh
 # (.kunit/: the objects of tools/testing/kunit/kunit.py run in the tree).
