@@ -284,10 +284,12 @@ static __always_inline void kmemcheck_mark_unallocated(const void *address,
  * @size:	number of bytes
  *
  * For the unused tail of an array inside an object, such as the inline
- * name of a dentry, or a field that only some of its users write: like
- * the slack of a kmalloc() object, the bytes keep no page hidden, and a
- * read of them while it is hidden is checked as one of uninitialized
- * bytes.  The bytes stay uninitialized if the object's
+ * name of a dentry, that correct code never uses: like the slack of a
+ * kmalloc() object, the bytes keep no page hidden, and a read of them
+ * while it is hidden is checked as one of uninitialized bytes.  Not for
+ * bytes that correct code writes later and reads: a store to them while
+ * their page rests mapped is not seen, and the read would be reported
+ * (mark such a field initialized, kmemcheck_annotate_variable()).  The bytes stay uninitialized if the object's
  * cache cannot tell slack from free bytes (it has a constructor, or keeps
  * its free pointer first); a write makes them initialized, as any.
  */

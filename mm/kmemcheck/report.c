@@ -60,8 +60,8 @@
 #define KMEMCHECK_CACHE_NAME_LEN	32
 /* Bytes shown of an instruction that could not be decoded. */
 #define KMEMCHECK_CODE_LEN	8
-/* Reports waiting to be printed. */
-#define KMEMCHECK_QUEUE_LEN	8
+/* Reports waiting to be printed: a burst within the limit, mostly. */
+#define KMEMCHECK_QUEUE_LEN	32
 /* Call sites remembered for deduplication. */
 #define KMEMCHECK_SITES		128
 /* A site reports again, with the count of repeats, after this long. */

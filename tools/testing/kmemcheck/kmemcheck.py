@@ -29,7 +29,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -163,7 +163,7 @@ class BootTest:
 	"""One boot: extra command line, CPUs, scenario, regexes to (not) see."""
 	name: str
 	cmdline: str
-	smp: int
+	smp: Union[int, str]  # CPUs, or QEMU's -smp topology
 	script: str
 	must: Sequence[str] = ()
 	must_not: Sequence[str] = ()
@@ -181,6 +181,17 @@ class BootTest:
 
 SHOW_MODE = 'echo "kmemcheck-harness: kernel.kmemcheck=$(cat /proc/sys/kernel/kmemcheck 2>&1)"\n'
 SHOW_CPUS = 'echo "kmemcheck-harness: cpus online=$(cat /sys/devices/system/cpu/online)"\n'
+# QEMU's -smp for a machine with SMT siblings: 2 cores of 2 threads.
+SMT_2X2 = '4,cores=2,threads=2'
+SMT_TOGGLE = (SHOW_MODE + SHOW_CPUS +
+	      'echo off > /sys/devices/system/cpu/smt/control\n'
+	      'echo "kmemcheck-harness: after smt off: cpus online='
+	      '$(cat /sys/devices/system/cpu/online)"\n'
+	      'echo on > /sys/devices/system/cpu/smt/control\n'
+	      'echo "kmemcheck-harness: after smt on: cpus online='
+	      '$(cat /sys/devices/system/cpu/online)"\n'
+	      'sleep 1\n')
+KSTR_SMT_REFUSED = r'kmemcheck: refusing to bring up CPU \d+: kmemcheck is on'
 SHOW_FASTPATH = ('echo "kmemcheck-harness: fastpath='
 		 '$(cat /sys/module/kmemcheck/parameters/fastpath)"\n')
 SHOW_QUARANTINE = ('echo "kmemcheck-harness: quarantine='
@@ -337,6 +348,18 @@ BOOT_TESTS = (
 	BootTest('boot-smp2-off', 'kmemcheck=0', 2, SHOW_MODE + SHOW_CPUS,
 		 must=[KSTR_MODE.format(0), r'kmemcheck-harness: cpus online=0-1$'],
 		 must_not=[KSTR_ONE_CPU]),
+	# Two cores of two threads each; SMT turned off and on again as root.
+	# cpuhp_smt_enable() ignores cpu_hotplug_disable(): kmemcheck must
+	# refuse the siblings itself, and stay up on one CPU (it crashed).
+	BootTest('boot-smt-toggle', 'kmemcheck=1', SMT_2X2, SMT_TOGGLE,
+		 must=[KSTR_ONE_CPU, KSTR_MODE.format(1), KSTR_SMT_REFUSED,
+		       r'kmemcheck-harness: cpus online=0$',
+		       r'kmemcheck-harness: after smt on: cpus online=0$']),
+	BootTest('boot-smt-toggle-off', 'kmemcheck=0', SMT_2X2, SMT_TOGGLE,
+		 must=[KSTR_MODE.format(0), r'kmemcheck-harness: cpus online=0-3$',
+		       r'kmemcheck-harness: after smt off: cpus online=0,2$',
+		       r'kmemcheck-harness: after smt on: cpus online=0-3$'],
+		 must_not=[KSTR_ONE_CPU, KSTR_SMT_REFUSED]),
 	# The demo's bugs, then what debugfs says about them.  The infoleak
 	# comes from user space (cat); the function in its title depends on
 	# where the copy is checked, so any function will do.
@@ -1208,7 +1231,8 @@ SECOND_CONFIGS = (
 	# the report's decoding and kmemcheck.fault=panic are the same there.
 	SecondConfig('pae', kunit=('kunit',),
 		     boots=('boot-kmemcheck-0', 'boot-kmemcheck-1', 'boot-kmemcheck-2',
-			    'boot-smp2', 'boot-smp2-off', 'demo', 'nx-fetch-1', 'nx-fetch-0',
+			    'boot-smp2', 'boot-smp2-off', 'boot-smt-toggle',
+			    'boot-smt-toggle-off', 'demo', 'nx-fetch-1', 'nx-fetch-0',
 			    'hibernate', 'kexec'),
 		     stress_duration=stress.DEFAULT_DURATION),
 )
