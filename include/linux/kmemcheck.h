@@ -289,9 +289,10 @@ static __always_inline void kmemcheck_mark_unallocated(const void *address,
  * while it is hidden is checked as one of uninitialized bytes.  Not for
  * bytes that correct code writes later and reads: a store to them while
  * their page rests mapped is not seen, and the read would be reported
- * (mark such a field initialized, kmemcheck_annotate_variable()).  The bytes stay uninitialized if the object's
- * cache cannot tell slack from free bytes (it has a constructor, or keeps
- * its free pointer first); a write makes them initialized, as any.
+ * (mark such a field initialized, kmemcheck_annotate_variable()).  The
+ * bytes stay uninitialized if the object's cache cannot tell slack from
+ * free bytes (it has a constructor, or keeps its free pointer first); a
+ * write makes them initialized, as any.
  */
 static __always_inline void kmemcheck_mark_slack(const void *address,
 						 size_t size)

@@ -152,8 +152,8 @@ exit 0
 SCENARIO = f'''D={GUEST_DIR}
 ok() {{ echo "devices: $1 ok${{2:+ ($2)}}"; }}
 fail() {{ echo "devices: $1 FAIL ($2)"; }}
-# verify STEP SUMS: the sums of SUMS, of files under /mnt
-verify() {{
+# sums_ok STEP SUMS: the sums of SUMS, of files under /mnt
+sums_ok() {{
 	(cd /mnt && sha256sum -c "$2") > /tmp/verify.out 2>&1
 	good=$(grep -c ': OK$' /tmp/verify.out)
 	bad=$(grep -vc ': OK$' /tmp/verify.out)
@@ -163,7 +163,7 @@ verify() {{
 }}
 mkdir -p /mnt
 if mount -t ext4 /dev/vda /mnt; then ok mount; else fail mount "rc=$?"; fi
-verify verify $D/image.sha256
+sums_ok verify $D/image.sha256
 mkdir -p /mnt/new
 i=0
 while [ $i -lt {NEW_FILES} ]; do
@@ -176,14 +176,14 @@ if [ "$n" = {NEW_FILES} ]; then ok write "$n files"; else fail write "$n files";
 # Read back from the disk, not from the page cache.
 sync
 echo 3 > /proc/sys/vm/drop_caches
-verify readback /tmp/new.sha256
+sums_ok readback /tmp/new.sha256
 rm -r /mnt/new
 sync
 if [ -e /mnt/new ]; then fail delete "still there"; else ok delete; fi
 if umount /mnt; then ok umount; else fail umount "rc=$?"; fi
 if mount -t ext4 /dev/vda /mnt; then ok remount; else fail remount "rc=$?"; fi
 if [ -e /mnt/new ]; then fail reverify "deleted files back"; else
-	verify reverify $D/image.sha256
+	sums_ok reverify $D/image.sha256
 fi
 umount /mnt
 dd if=/dev/vda of=/dev/null bs=64k 2> /tmp/dd.out

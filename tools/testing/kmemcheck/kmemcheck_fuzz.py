@@ -240,4 +240,3 @@ def first_report(lines: List[str]) -> Optional[str]:
 				end += 1
 			return '\n'.join(lines[max(i - 1, 0):end + 1])
 	return None
-
