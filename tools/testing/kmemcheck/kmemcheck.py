@@ -1223,6 +1223,7 @@ class SecondConfig:
 	kunit: Sequence[str]  # layers of KUNIT_RUNS
 	boots: Sequence[str]  # names of BOOT_TESTS
 	stress_duration: int  # seconds per stressor
+	devices: bool = False  # the devices/ layer too
 
 
 SECOND_CONFIGS = (
@@ -1234,7 +1235,7 @@ SECOND_CONFIGS = (
 			    'boot-smp2', 'boot-smp2-off', 'boot-smt-toggle',
 			    'boot-smt-toggle-off', 'demo', 'nx-fetch-1', 'nx-fetch-0',
 			    'hibernate', 'kexec'),
-		     stress_duration=stress.DEFAULT_DURATION),
+		     stress_duration=stress.DEFAULT_DURATION, devices=True),
 )
 
 
@@ -1242,7 +1243,8 @@ def test_second_config(ctx: Context, rep: Reporter, second: SecondConfig) -> Non
 	"""The layers of @second on its own build (build/obj-<name>) of the
 	prepared tree, with the same initramfs; logs in build/logs/<name>/."""
 	sub = PrefixReporter(rep, second.name)
-	if not any(sub.wants_layer(layer) for layer in (*second.kunit, 'boot', 'stress')):
+	layers = (*second.kunit, 'boot', 'stress', *(('devices',) if second.devices else ()))
+	if not any(sub.wants_layer(layer) for layer in layers):
 		return
 	c = dataclasses.replace(ctx, config=second.name, log_dir=second.name,
 				obj=tree.obj_dir(ctx.build_dir, second.name))
@@ -1257,6 +1259,8 @@ def test_second_config(ctx: Context, rep: Reporter, second: SecondConfig) -> Non
 			  log=os.path.join(ctx.logs, f'build-{second.name}.log')))
 	test_kunit(c, sub, second.kunit)
 	test_boots(c, sub, second.boots)
+	if second.devices:
+		devices.test_devices(c, sub, sys.modules[__name__])
 	test_stress(c, sub, second.stress_duration)
 
 
