@@ -965,8 +965,10 @@ void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef)
 				     KMEMCHECK_SHADOW_UNINITIALIZED :
 				     KMEMCHECK_SHADOW_INITIALIZED);
 		shadow = kmemcheck_shadow_of(addr + i);
-		if (shadow && bits && bits != 0xff)
-			kmemcheck_partial_set(shadow, ~bits);
+		if (shadow && bits && bits != 0xff &&
+		    !kmemcheck_partial_set(shadow, ~bits))
+			kmemcheck_shadow_set(addr + i, 1,
+					     KMEMCHECK_SHADOW_INITIALIZED);
 	}
 }
 
@@ -1040,7 +1042,9 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		kmemcheck_shadow_set(dst + i, 1, stale ?
 				     KMEMCHECK_SHADOW_UNINITIALIZED : state);
 		/* Bits known initialized go with the byte. */
-		if (state == KMEMCHECK_SHADOW_UNINITIALIZED)
-			kmemcheck_partial_set(to, kmemcheck_partial_defined(from));
+		if (state == KMEMCHECK_SHADOW_UNINITIALIZED &&
+		    !kmemcheck_partial_set(to, kmemcheck_partial_defined(from)))
+			kmemcheck_shadow_set(dst + i, 1,
+					     KMEMCHECK_SHADOW_INITIALIZED);
 	}
 }

@@ -7,6 +7,9 @@
  *   cat demo		copies a struct with uninitialized padding to user
  *   echo exec > demo	calls code in a kmalloc()ed object: with NX, the
  *			kernel oopses and kills the writer, as it must
+ *   echo divide > demo	divides by a zero in a kmalloc()ed object: the
+ *			divide error oopses and kills the writer, and
+ *			kmemcheck, whose step it cut short, goes on
  *
  * Copyright (C) 2026 The kmemcheck authors
  */
@@ -85,6 +88,26 @@ static noinline void kmemcheck_demo_exec(void)
 	kfree(code);
 }
 
+/*
+ * Not a bug kmemcheck reports either: a divide error in the middle of one
+ * of its steps.  The divisor is read from a tracked object by the DIV
+ * itself, so the DIV faults, kmemcheck checks the divisor (initialized)
+ * and single-steps the DIV, which raises #DE: the oops kills the writer
+ * and must leave no step pending on the CPU.
+ */
+static noinline void kmemcheck_demo_divide(void)
+{
+	u32 *divisor = kzalloc(sizeof(*divisor), GFP_KERNEL);
+	u32 eax = 1, edx = 0;
+
+	if (!divisor)
+		return;
+	pr_info("kmemcheck: demo: dividing by the zero at %p\n", divisor);
+	asm volatile("divl %2" : "+a" (eax), "+d" (edx) : "m" (*divisor));
+	pr_info("kmemcheck: demo: the division by zero gave %u\n", eax);
+	kfree(divisor);
+}
+
 static ssize_t demo_write(struct file *file, const char __user *ubuf,
 			  size_t count, loff_t *ppos)
 {
@@ -97,6 +120,10 @@ static ssize_t demo_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	if (sysfs_streq(buf, "exec")) {
 		kmemcheck_demo_exec();
+		return count;
+	}
+	if (sysfs_streq(buf, "divide")) {
+		kmemcheck_demo_divide();
 		return count;
 	}
 	if (!sysfs_streq(buf, "uninit"))

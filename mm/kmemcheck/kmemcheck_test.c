@@ -28,6 +28,7 @@
 #include <linux/bitops.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/kmemcheck.h>
 #include <linux/mm.h>
@@ -42,6 +43,7 @@
 #include <linux/uaccess.h>
 #include <trace/events/printk.h>
 
+#include <asm/asm.h>
 #include <asm/kmemcheck.h>
 #include <asm/processor-flags.h>
 
@@ -3235,6 +3237,235 @@ static void test_follow_bits_forgotten(struct kunit *test)
 	expect_follow_judged(test);
 }
 
+/* ===== Steps cut short, nested faults and interrupts ===== */
+
+/*
+ * A DIV whose divisor is in a tracked object: its page fault sets up a
+ * step.  A zero divisor ends the step in #DE, which the exception table
+ * sends to the next instruction, as a *_safe() accessor's is sent to its
+ * fixup.  Return: the flags the code after the DIV runs with.
+ */
+static noinline unsigned long test_divide_fixup(u32 *divisor)
+{
+	unsigned long flags;
+	u32 eax = 1, edx = 0;
+
+	asm volatile("1:	divl (%[d])\n"
+		     "2:	pushfl\n"
+		     "	popl %[f]\n"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [f] "=r" (flags), "+a" (eax), "+d" (edx)
+		     : [d] "r" (divisor) : "memory", "cc");
+	return flags;
+}
+
+/*
+ * A word of a new object, zero or left uninitialized, on a page that
+ * faults: the object's other word keeps it hidden.
+ */
+static u32 *test_alloc_hidden_word(struct kunit *test, bool zero)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	if (zero)
+		WRITE_ONCE(*p, 0);
+	KUNIT_ASSERT_TRUE(test, kmemcheck_arch_page_hidden((unsigned long)p));
+	return p;
+}
+
+/*
+ * The fixup runs with the flags of the code, not with the trap flag and
+ * interrupts off of a step that the exception cut short: the step is over.
+ */
+static void test_step_fixup_flags(struct kunit *test)
+{
+	u32 *p = test_alloc_hidden_word(test, true);
+	unsigned long flags = test_divide_fixup(p);
+
+	KUNIT_EXPECT_EQ(test, flags & X86_EFLAGS_TF, 0UL);
+	KUNIT_EXPECT_EQ(test, flags & X86_EFLAGS_IF, X86_EFLAGS_IF);
+	KUNIT_EXPECT_FALSE(test, kmemcheck_arch_page_in_step((unsigned long)p));
+	EXPECT_NO_REPORT(test);
+}
+
+/* ... and the DIV is checked all the same: an uninitialized divisor. */
+static void test_step_fixup_uninit(struct kunit *test)
+{
+	u32 *p = test_alloc_hidden_word(test, false);
+	unsigned long flags = test_divide_fixup(p);
+
+	KUNIT_EXPECT_EQ(test, flags & X86_EFLAGS_TF, 0UL);
+	EXPECT_REPORT(test, UNINIT, test_divide_fixup, 4, p);
+}
+
+/* Interrupts must be on; turn them on again if not, for the next cases. */
+static void expect_irqs_on(struct kunit *test)
+{
+	if (!irqs_disabled())
+		return;
+	KUNIT_FAIL(test, "interrupts left off");
+	local_irq_enable();
+}
+
+/* The object a fault nested in a push reads, and whether it did. */
+static u32 *test_nested_object;
+static bool test_nested_done;
+
+/* In the middle of a push, a fault on tracked memory, as an NMI's. */
+static void test_nested_push(void)
+{
+	WRITE_ONCE(kmemcheck_test_push_hook, NULL);
+	asm volatile("btl $0, (%0)" : : "r" (test_nested_object)
+		     : "memory", "cc");
+	test_nested_done = true;
+}
+
+/*
+ * A fault that nests while the step of another is being pushed leaves
+ * that step as it was: interrupts come back on after it.  BT is done in
+ * the fault handler, after a push; a MOV or CMP could be replayed, before
+ * the fault entry, without one.
+ */
+static void test_nested_fault_in_push(struct kunit *test)
+{
+	u32 *p = test_alloc_hidden_word(test, true);
+
+	test_nested_object = test_alloc_hidden_word(test, true);
+	test_nested_done = false;
+	WRITE_ONCE(kmemcheck_test_push_hook, test_nested_push);
+	asm volatile("btl $0, (%0)" : : "r" (p) : "memory", "cc");
+	WRITE_ONCE(kmemcheck_test_push_hook, NULL);
+	KUNIT_EXPECT_TRUE(test, test_nested_done);
+	expect_irqs_on(test);
+	EXPECT_NO_REPORT(test);
+}
+
+/* ... and a nested read of an uninitialized word is reported as any. */
+static void test_nested_fault_uninit(struct kunit *test)
+{
+	u32 *p = test_alloc_hidden_word(test, true);
+
+	test_nested_object = test_alloc_hidden_word(test, false);
+	test_nested_done = false;
+	WRITE_ONCE(kmemcheck_test_push_hook, test_nested_push);
+	asm volatile("btl $0, (%0)" : : "r" (p) : "memory", "cc");
+	WRITE_ONCE(kmemcheck_test_push_hook, NULL);
+	KUNIT_EXPECT_TRUE(test, test_nested_done);
+	expect_irqs_on(test);
+	EXPECT_REPORT(test, UNINIT, test_nested_push, 4, test_nested_object);
+}
+
+/*
+ * What lockdep believes of this CPU's interrupts, called with the
+ * undefined value @v live in %eax: inside the window that follows it.
+ */
+static noinline bool test_lockdep_irqs_on(u32 v)
+{
+	bool on = false;
+
+#ifdef CONFIG_PROVE_LOCKING
+	on = lockdep_hardirqs_enabled();
+#endif
+	asm volatile("" : : "a" (v));
+	return on;
+}
+
+/*
+ * While a value is followed, interrupts are off for the steps, not for
+ * the code: lockdep sees them on, or lockdep_assert_irqs_enabled() in
+ * local_bh_enable() warns on correct code.
+ */
+static void test_follow_lockdep_irqs_on(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+	bool on;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "needs CONFIG_PROVE_LOCKING");
+	test_follow_on(test);
+	asm volatile("movl (%1), %0" : "=&a" (v) : "r" (p) : "memory");
+	on = test_lockdep_irqs_on(v);
+	KUNIT_EXPECT_TRUE(test, on);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+/* ... and off where the code turned them off. */
+static void test_follow_lockdep_irqs_off(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	unsigned long flags;
+	u32 v;
+	bool on;
+
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "needs CONFIG_PROVE_LOCKING");
+	test_follow_on(test);
+	local_irq_save(flags);
+	asm volatile("movl (%1), %0" : "=&a" (v) : "r" (p) : "memory");
+	on = test_lockdep_irqs_on(v);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_FALSE(test, on);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+/* Fresh objects of a page each: more than the spare partial pages. */
+#define TEST_BITFIELD_OBJECTS	12
+
+/*
+ * "x->flag = 1" in fresh objects on as many pages, with interrupts off,
+ * as code initializing objects under a spin_lock_irqsave() does: the spare
+ * partial pages run out, and none can be refilled until interrupts are
+ * back on.  Return: the objects, the flag set in each, interrupts still
+ * off (@flags).
+ */
+static void test_bitfields_irqs_off(struct kunit *test, u8 **p,
+				    unsigned long *flags)
+{
+	unsigned int i;
+
+	for (i = 0; i < TEST_BITFIELD_OBJECTS; i++)
+		p[i] = test_alloc(test, PAGE_SIZE, GFP_KERNEL);
+	test_follow_on(test);
+	local_irq_save(*flags);
+	for (i = 0; i < TEST_BITFIELD_OBJECTS; i++)
+		asm volatile("orb $4, (%0)\n\tcmpl %0, %0"
+			     : : "r" (p[i]) : "memory", "cc");
+}
+
+/* The flag is then tested in each: no report. */
+static void test_follow_bitfields_irqs_off(struct kunit *test)
+{
+	u8 *p[TEST_BITFIELD_OBJECTS];
+	unsigned long flags;
+	unsigned int i;
+
+	test_bitfields_irqs_off(test, p, &flags);
+	for (i = 0; i < TEST_BITFIELD_OBJECTS; i++)
+		asm volatile("testb $4, (%0)\n\tjz 1f\n\tnop\n1:"
+			     : : "r" (p[i]) : "memory", "cc");
+	local_irq_restore(flags);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+/* The first object's other bits are still uninitialized: reported. */
+static void test_follow_bitfields_irqs_off_other(struct kunit *test)
+{
+	u8 *p[TEST_BITFIELD_OBJECTS];
+	unsigned long flags;
+
+	test_bitfields_irqs_off(test, p, &flags);
+	asm volatile("testb $8, (%0)\n\tjz 1f\n\tnop\n1:"
+		     : : "r" (p[0]) : "memory", "cc");
+	local_irq_restore(flags);
+	EXPECT_REPORT(test, UNINIT, test_follow_bitfields_irqs_off_other, 1,
+		      p[0], .use = USE_BRANCH,
+		      .loaded = test_follow_bitfields_irqs_off_other);
+}
+
 /* ===== kmemcheck.track= ===== */
 
 /* Did the case change the selection?  test_exit() restores everything. */
@@ -3609,6 +3840,14 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_cmpxchg_done_initializes),
 	KUNIT_CASE(test_cancelled_copy_keeps_shadow),
 	KUNIT_CASE(test_done_copy_initializes),
+	KUNIT_CASE(test_step_fixup_flags),
+	KUNIT_CASE(test_step_fixup_uninit),
+	KUNIT_CASE(test_nested_fault_in_push),
+	KUNIT_CASE(test_nested_fault_uninit),
+	KUNIT_CASE(test_follow_lockdep_irqs_on),
+	KUNIT_CASE(test_follow_lockdep_irqs_off),
+	KUNIT_CASE(test_follow_bitfields_irqs_off),
+	KUNIT_CASE(test_follow_bitfields_irqs_off_other),
 	{}
 };
 

@@ -16,10 +16,16 @@
  * partial page is found through the shadow page's own struct page, whose
  * ->index kmemcheck owns as it owns ->private.
  *
- * Masks are recorded from the debug trap, where nothing may be allocated,
- * so a few spare pages are kept per CPU and refilled from irq_work.  When
- * none is left, the byte is plainly uninitialized, as it would be without
- * this file, and the "partial bytes lost" counter says so.
+ * Masks are recorded from the fault and debug trap handlers, where nothing
+ * may be allocated, so a few spare pages are kept, and refilled by a
+ * worker, which irq_work wakes: process context, where the page allocator
+ * may sleep.  Interrupts may stay off for long, as under a
+ * spin_lock_irqsave() that initializes the flags of several new objects,
+ * and no refill comes until they are back on.  When no spare is left, the
+ * byte is taken as initialized in all its bits, and the "partial bytes
+ * lost" counter says so: its other bits go unchecked, where taking it as
+ * uninitialized in every bit would report the correct test of the bit
+ * that was set.
  *
  * Copyright (C) 2026 The kmemcheck authors
  */
@@ -29,45 +35,55 @@
 #include <linux/init.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
-#include <linux/percpu.h>
+#include <linux/workqueue.h>
 
 #include "kmemcheck.h"
 
-/* Spare partial pages per CPU: a follow may need a few before irq_work. */
-#define KMEMCHECK_PARTIAL_SPARES	4
+/*
+ * Spare partial pages: those a followed value may need before the worker
+ * runs.  One pool for the machine, which runs on one CPU while kmemcheck
+ * is on; taken with xchg(), so that an NMI may take one too.
+ */
+#define KMEMCHECK_PARTIAL_SPARES	8
 
-static DEFINE_PER_CPU(unsigned long, kmemcheck_partial_spare[KMEMCHECK_PARTIAL_SPARES]);
+static unsigned long kmemcheck_partial_spare[KMEMCHECK_PARTIAL_SPARES];
 
-static void kmemcheck_partial_refill(struct irq_work *work)
+static void kmemcheck_partial_refill(struct work_struct *work)
 {
 	unsigned int i;
 
 	for (i = 0; i < KMEMCHECK_PARTIAL_SPARES; i++) {
 		unsigned long page;
 
-		if (this_cpu_read(kmemcheck_partial_spare[i]))
+		if (READ_ONCE(kmemcheck_partial_spare[i]))
 			continue;
-		page = __get_free_page(GFP_ATOMIC | __GFP_ZERO | __GFP_NOWARN |
+		page = __get_free_page(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
 				       __GFP_NOTRACK);
 		if (!page)
 			return;
-		if (this_cpu_cmpxchg(kmemcheck_partial_spare[i], 0, page))
+		if (cmpxchg(&kmemcheck_partial_spare[i], 0, page))
 			free_page(page);
 	}
 }
 
-static DEFINE_PER_CPU(struct irq_work, kmemcheck_partial_work) =
-	IRQ_WORK_INIT_HARD(kmemcheck_partial_refill);
+static DECLARE_WORK(kmemcheck_partial_work, kmemcheck_partial_refill);
 
-/* A zeroed spare page of this CPU, or 0; the refill is queued either way. */
+static void kmemcheck_partial_kick(struct irq_work *work)
+{
+	queue_work(system_wq, &kmemcheck_partial_work);
+}
+
+static DEFINE_IRQ_WORK(kmemcheck_partial_irq_work, kmemcheck_partial_kick);
+
+/* A zeroed spare page, or 0; a refill is queued either way. */
 static unsigned long kmemcheck_partial_take(void)
 {
 	unsigned long page = 0;
 	unsigned int i;
 
 	for (i = 0; i < KMEMCHECK_PARTIAL_SPARES && !page; i++)
-		page = this_cpu_xchg(kmemcheck_partial_spare[i], 0);
-	irq_work_queue(this_cpu_ptr(&kmemcheck_partial_work));
+		page = xchg(&kmemcheck_partial_spare[i], 0);
+	irq_work_queue(&kmemcheck_partial_irq_work);
 	return page;
 }
 
@@ -77,12 +93,13 @@ static void kmemcheck_partial_give_back(unsigned long page)
 	unsigned int i;
 
 	for (i = 0; i < KMEMCHECK_PARTIAL_SPARES; i++) {
-		if (!this_cpu_cmpxchg(kmemcheck_partial_spare[i], 0, page))
+		if (!cmpxchg(&kmemcheck_partial_spare[i], 0, page))
 			return;
 	}
 	/*
-	 * Cannot happen: the page came from a slot, which only the refill
-	 * fills, and interrupts are off.
+	 * Cannot happen: the page came from a slot, and the worker that
+	 * fills them cannot run before this handler returns, on the one CPU
+	 * kmemcheck runs on.  Not freed here, in a trap handler.
 	 */
 	WARN_ON_ONCE(1);
 }
@@ -125,8 +142,8 @@ u8 kmemcheck_partial_defined(const u8 *shadow)
  * Called with interrupts off, from the fault and debug trap handlers; never
  * sleeps, never allocates.
  *
- * Return: false if there was no room for the mask: the byte stays
- * uninitialized in every bit.
+ * Return: false if there was no room for the mask: the caller makes the
+ * byte initialized, as the file comment says why.
  */
 bool kmemcheck_partial_set(u8 *shadow, u8 defined)
 {
@@ -176,12 +193,8 @@ void kmemcheck_partial_free(const u8 *shadow)
 
 static int __init kmemcheck_partial_init(void)
 {
-	unsigned int cpu;
-
-	if (!kmemcheck_enabled())
-		return 0;
-	for_each_online_cpu(cpu)
-		irq_work_queue_on(per_cpu_ptr(&kmemcheck_partial_work, cpu), cpu);
+	if (kmemcheck_enabled())
+		kmemcheck_partial_refill(NULL);
 	return 0;
 }
 core_initcall(kmemcheck_partial_init);

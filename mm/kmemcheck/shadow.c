@@ -613,8 +613,10 @@ void kmemcheck_shadow_copy_page(struct page *to, struct page *from)
 			    KMEMCHECK_SHADOW_UNINITIALIZED)
 				continue;
 			defined = kmemcheck_partial_defined(&src[i]);
-			if (defined)
-				kmemcheck_partial_set(&dst[i], defined);
+			if (defined && !kmemcheck_partial_set(&dst[i], defined))
+				kmemcheck_shadow_set((unsigned long)
+						     page_address(to) + i, 1,
+						     KMEMCHECK_SHADOW_INITIALIZED);
 		}
 	}
 	raw_local_irq_restore(flags);

@@ -283,6 +283,28 @@ def nx_fetch(mode: int, page: str) -> BootTest:
 			needs_nx=True)
 
 
+# A divide error in the middle of a step: the demo's DIV reads its divisor,
+# a zero, from a tracked object, so it faults and kmemcheck steps it.  The
+# oops kills the writer, and must leave no step pending on the CPU: with
+# one left, no later fault would be replayed (kmemcheck_early_fault() waits
+# for none to be pending) nor any value followed.
+REPLAYED = ("$(grep '^replayed instructions:' /sys/kernel/debug/kmemcheck/stats"
+	    " | cut -d' ' -f3)")
+DEMO_DIVIDE = ('echo "kmemcheck-harness: divide"\n'
+	       'sh -c "echo divide > /sys/kernel/debug/kmemcheck/demo"\n'
+	       'echo "kmemcheck-harness: divide rc=$?"\n'
+	       f'a={REPLAYED}; ls -lR /sys > /dev/null 2>&1; b={REPLAYED}\n'
+	       'echo "kmemcheck-harness: replayed $a, then $b"\n'
+	       'if [ "$b" -gt "$a" ]; then echo "kmemcheck-harness: replaying goes on"; fi\n')
+STEP_OOPS = BootTest('step-oops', 'kmemcheck=1', 1, DEMO_DIVIDE + qemu.DEMO_SCENARIO,
+		     must=[r'Oops: divide error: 0000', r'demo: dividing by the zero at',
+			   r'^kmemcheck-harness: divide rc=[1-9]\d*$',
+			   r'^kmemcheck-harness: replaying goes on$', KSTR_UNINIT],
+		     must_not=[r'demo: the division by zero gave'],
+		     allowed=[r'Oops: divide error'],
+		     reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$'])
+
+
 # Hibernation without a swap device: the whole snapshot is taken (every
 # page copied, hidden ones through safe_copy_page(), which maps a page it
 # finds not present around the copy with set_direct_map_*()), then writing
@@ -396,6 +418,7 @@ BOOT_TESTS = (
 	# stepped: kmemcheck shows the page, and NX refuses the fetch.
 	nx_fetch(1, 'hidden'),
 	nx_fetch(0, 'mapped'),
+	STEP_OOPS,
 	BootTest('hibernate', 'kmemcheck=1 no_console_suspend', 1, HIBERNATE + qemu.DEMO_SCENARIO,
 		 must=[KSTR_SNAPSHOT, r'PM: Cannot find swap device',
 		       r'^kmemcheck-harness: hibernate rc=[1-9]\d*$',
@@ -1234,7 +1257,7 @@ SECOND_CONFIGS = (
 		     boots=('boot-kmemcheck-0', 'boot-kmemcheck-1', 'boot-kmemcheck-2',
 			    'boot-smp2', 'boot-smp2-off', 'boot-smt-toggle',
 			    'boot-smt-toggle-off', 'demo', 'nx-fetch-1', 'nx-fetch-0',
-			    'hibernate', 'kexec'),
+			    'step-oops', 'hibernate', 'kexec'),
 		     stress_duration=stress.DEFAULT_DURATION, devices=True),
 )
 

@@ -198,15 +198,53 @@ static inline bool kmemcheck_arch_page_present(unsigned long addr)
 #endif /* !MODULE */
 
 #ifdef CONFIG_KMEMCHECK
+#include <linux/kmemcheck.h>
+
 bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 			  unsigned long address);
 bool kmemcheck_debug_trap(struct pt_regs *regs);
+void __kmemcheck_exception(struct pt_regs *regs);
+bool kmemcheck_step_irqs_on(const struct pt_regs *regs);
+void __kmemcheck_fault_exit(struct pt_regs *regs, bool rcu_idle);
 bool kmemcheck_arch_page_in_step(unsigned long addr);
 bool kmemcheck_early_fault(struct pt_regs *regs, unsigned long error_code,
 			   unsigned long address);
 unsigned int kmemcheck_arch_save_stack(unsigned long *entries,
 				       unsigned int max, unsigned int skip);
+#if IS_ENABLED(CONFIG_KMEMCHECK_KUNIT_TEST)
+extern void (*kmemcheck_test_push_hook)(void);
+#endif
+
+/*
+ * An exception other than a page fault, about to be fixed up or to oops:
+ * if it cut one of kmemcheck's steps short, cancel the step.
+ */
+static __always_inline void kmemcheck_exception(struct pt_regs *regs)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_exception(regs);
+}
+
+/*
+ * After irqentry_exit() of a page fault, whose state.exit_rcu is
+ * @rcu_idle: lockdep sees interrupts on while a step runs where the code
+ * has them on.
+ */
+static __always_inline void kmemcheck_fault_exit(struct pt_regs *regs,
+						 bool rcu_idle)
+{
+	if (kmemcheck_enabled())
+		__kmemcheck_fault_exit(regs, rcu_idle);
+}
 #else
+static inline void kmemcheck_exception(struct pt_regs *regs)
+{
+}
+
+static inline void kmemcheck_fault_exit(struct pt_regs *regs, bool rcu_idle)
+{
+}
+
 static inline bool kmemcheck_page_fault(struct pt_regs *regs,
 					unsigned long error_code,
 					unsigned long address)

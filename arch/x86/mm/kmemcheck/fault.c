@@ -29,6 +29,7 @@
 #include <linux/atomic.h>
 #include <linux/hardirq.h>
 #include <linux/instrumentation.h>
+#include <linux/irqflags.h>
 #include <linux/kmemcheck.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
@@ -100,8 +101,17 @@ static void kmemcheck_show(struct kmemcheck_step *step, unsigned long addr)
 				     (void *)step->ip, (void *)page);
 		return;
 	}
-	if (kmemcheck_arch_show_page(page) || kmemcheck_page_tracked(page))
-		step->pages[step->nr_pages++] = page;
+	/*
+	 * Listed before it is shown: an NMI's step in between sees the page
+	 * as the step's, and leaves it shown when it completes.
+	 */
+	if (kmemcheck_page_tracked(page) || kmemcheck_arch_page_hidden(page)) {
+		step->pages[step->nr_pages] = page;
+		barrier();
+		step->nr_pages++;
+		barrier();
+	}
+	kmemcheck_arch_show_page(page);
 }
 
 static void kmemcheck_show_range(struct kmemcheck_step *step,
@@ -190,22 +200,80 @@ static void kmemcheck_finish_step(struct kmemcheck_cpu *kc,
 		kmemcheck_btf(true);
 }
 
-/* Push a step for the instruction at @regs, before an NMI can see it. */
+#if IS_ENABLED(CONFIG_KMEMCHECK_KUNIT_TEST)
+void (*kmemcheck_test_push_hook)(void);
+
+/* The KUnit test nests a fault in the middle of a push, as an NMI may. */
+static void kmemcheck_test_push(void)
+{
+	void (*hook)(void) = READ_ONCE(kmemcheck_test_push_hook);
+
+	if (hook)
+		hook();
+}
+#else
+static inline void kmemcheck_test_push(void)
+{
+}
+#endif
+
+/*
+ * Push a step for the instruction at @regs.  An NMI may come anywhere in
+ * here and fault on tracked memory itself.  The slot is claimed first,
+ * with no page and no instruction, so that an NMI's step goes above it and
+ * takes nothing of it for its own: had the slot been filled first and
+ * claimed after, the NMI would have pushed its step into the same slot,
+ * and the flags of the NMI would have come back in ours.
+ */
 static struct kmemcheck_step *kmemcheck_push_step(struct kmemcheck_cpu *kc,
 						  struct pt_regs *regs,
 						  unsigned long flags)
 {
-	struct kmemcheck_step *step = &kc->steps[kc->depth];
+	unsigned int depth = kc->depth;
+	struct kmemcheck_step *step = &kc->steps[depth];
 
-	step->ip = regs->ip;
-	step->sp = regs->sp;
+	step->ip = 0;
 	step->nr_pages = 0;
+	barrier();
+	WRITE_ONCE(kc->depth, depth + 1);
+	barrier();
+	kmemcheck_test_push();
+	step->sp = regs->sp;
 	step->flags = flags;
 	step->follow = false;
 	step->nr_stores = 0;
 	step->store_if_zf = false;
 	barrier();
-	WRITE_ONCE(kc->depth, kc->depth + 1);
+	/* Now a fault of this instruction is taken for a re-fault. */
+	step->ip = regs->ip;
+	return step;
+}
+
+/*
+ * The step of the innermost slot did not complete: its instruction faulted
+ * elsewhere, or raised an exception.  Hide its pages, record none of its
+ * stores, give the flags back.
+ */
+static void kmemcheck_cancel_step(struct kmemcheck_cpu *kc,
+				  struct pt_regs *regs)
+{
+	if (kc->steps[kc->depth - 1].follow)
+		kmemcheck_follow_cancel();
+	kmemcheck_finish_step(kc, regs);
+	kmemcheck_count(KMEMCHECK_COUNTER_CANCELLED);
+}
+
+/* The innermost step of this CPU, if it is stepping @regs' instruction. */
+static __always_inline struct kmemcheck_step *
+kmemcheck_step_of(struct kmemcheck_cpu *kc, const struct pt_regs *regs)
+{
+	struct kmemcheck_step *step;
+
+	if (!kc->depth)
+		return NULL;
+	step = &kc->steps[kc->depth - 1];
+	if (step->ip != regs->ip || step->sp != regs->sp)
+		return NULL;
 	return step;
 }
 
@@ -385,21 +453,16 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	struct insn raw;
 	unsigned int i;
 
-	if (kc->depth) {
-		step = &kc->steps[kc->depth - 1];
-		if (step->ip == regs->ip && step->sp == regs->sp) {
-			if (kmemcheck_our_fault(regs, error_code, address)) {
-				/* A page the decoder missed: show it too. */
-				kmemcheck_show(step, address);
-				kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
-				return true;
-			}
-			/* Hide before the fault path may enable interrupts. */
-			if (step->follow)
-				kmemcheck_follow_cancel();
-			kmemcheck_finish_step(kc, regs);
-			kmemcheck_count(KMEMCHECK_COUNTER_CANCELLED);
+	step = kmemcheck_step_of(kc, regs);
+	if (step) {
+		if (kmemcheck_our_fault(regs, error_code, address)) {
+			/* A page the decoder missed: show it too. */
+			kmemcheck_show(step, address);
+			kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
+			return true;
 		}
+		/* Hide before the fault path may enable interrupts. */
+		kmemcheck_cancel_step(kc, regs);
 	}
 	if (!kmemcheck_our_fault(regs, error_code, address))
 		return kmemcheck_fetch_fault(regs, error_code, address);
@@ -453,6 +516,49 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 NOKPROBE_SYMBOL(kmemcheck_page_fault);
 
 /**
+ * __kmemcheck_exception() - an exception cut a step short
+ * @regs:	registers at the exception
+ *
+ * Called where the kernel fixes up an exception, or dies of one, other
+ * than a page fault: #DE, #GP, #UD...  If the instruction one of our steps
+ * was stepping raised it, that instruction did not complete.  The step is
+ * cancelled: its pages hidden again, its stores not recorded, and the
+ * flags of the code given back, so that a fixup runs without our trap
+ * flag, and an oops leaves no step pending on the CPU.
+ */
+void __kmemcheck_exception(struct pt_regs *regs)
+{
+	struct kmemcheck_cpu *kc = this_cpu_ptr(&kmemcheck_cpu);
+
+	if (kmemcheck_step_of(kc, regs))
+		kmemcheck_cancel_step(kc, regs);
+}
+
+NOKPROBE_SYMBOL(__kmemcheck_exception);
+
+/**
+ * kmemcheck_step_irqs_on() - does @regs return to a step, interrupts on?
+ * @regs:	registers an exception returns to
+ *
+ * A step runs with IF clear in @regs, so the page fault that arms it, and
+ * the debug trap that arms the next one while a value is followed, return
+ * with lockdep believing interrupts off.  They are off for the step alone:
+ * where the code had them on, lockdep must see them on, or
+ * lockdep_assert_irqs_enabled() warns on correct code in the window.
+ *
+ * Return: true if @regs is at the instruction of this CPU's innermost
+ * step, and interrupts were on before it.
+ */
+noinstr bool kmemcheck_step_irqs_on(const struct pt_regs *regs)
+{
+	struct kmemcheck_step *step;
+
+	step = kmemcheck_step_of(this_cpu_ptr(&kmemcheck_cpu), regs);
+	return step && (step->flags & X86_EFLAGS_IF) &&
+	       (regs->flags & X86_EFLAGS_TF);
+}
+
+/**
  * kmemcheck_early_fault() - handle a fault on a hidden page, the quick way
  * @regs:	registers at the fault
  * @error_code:	hardware error code
@@ -491,6 +597,28 @@ noinstr bool kmemcheck_early_fault(struct pt_regs *regs,
 	}
 	instrumentation_end();
 	return done;
+}
+
+/**
+ * __kmemcheck_fault_exit() - a page fault returns, maybe to a step
+ * @regs:	registers it returns to
+ * @rcu_idle:	RCU was not watching at the fault, nor is it again now
+ *
+ * Called after irqentry_exit().  If the fault armed a step where the code
+ * had interrupts on, have lockdep and the irqsoff tracer see them on, as
+ * irqentry_exit() would have without the step (kmemcheck_step_irqs_on()).
+ * Not where RCU is not watching: the idle task's windows keep lockdep's
+ * view as it was.
+ */
+noinstr void __kmemcheck_fault_exit(struct pt_regs *regs, bool rcu_idle)
+{
+	if (rcu_idle || !kmemcheck_step_irqs_on(regs))
+		return;
+	instrumentation_begin();
+	trace_hardirqs_on_prepare();
+	lockdep_hardirqs_on_prepare();
+	instrumentation_end();
+	lockdep_hardirqs_on(CALLER_ADDR0);
 }
 
 /*
