@@ -206,7 +206,7 @@ void (*kmemcheck_test_push_hook)(void);
 /* The KUnit test nests a fault in the middle of a push, as an NMI may. */
 static void kmemcheck_test_push(void)
 {
-	void (*hook)(void) = READ_ONCE(kmemcheck_test_push_hook);
+	typeof(kmemcheck_test_push_hook) hook = READ_ONCE(kmemcheck_test_push_hook);
 
 	if (hook)
 		hook();
