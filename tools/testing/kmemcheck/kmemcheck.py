@@ -301,7 +301,7 @@ STEP_OOPS = BootTest('step-oops', 'kmemcheck=1', 1, DEMO_DIVIDE + qemu.DEMO_SCEN
 			   r'^kmemcheck-harness: divide rc=[1-9]\d*$',
 			   r'^kmemcheck-harness: replaying goes on$', KSTR_UNINIT],
 		     must_not=[r'demo: the division by zero gave'],
-		     allowed=[r'Oops: divide error'],
+		     allowed=[r'Oops: divide error', r'Tainted: .*\[D\]=DIE'],
 		     reports=[DEMO_UNINIT, r'^kernel-infoleak in \S+$'])
 
 
@@ -1548,7 +1548,7 @@ def test_distro(ctx: Context, rep: Reporter) -> None:
 	"""distro/debian-config: Debian's config fetched, through olddefconfig,
 	kmemcheck's fragment sticking.  distro/debian-demo builds that kernel
 	and runs the demo on it: only when asked for by name (`test --filter
-	'distro/*'`), the build takes longer than CI has (README)."""
+	'distro/*'`), the build takes longer than CI has (the harness manual)."""
 	if ctx.user_tree:
 		return
 	name = 'distro/debian-config'

@@ -271,10 +271,10 @@ class DevicesTest:
 
 
 # About 3 times the boots' times on the harness's 2-core machine under
-# TCG, busy with other QEMUs (README.md): kmemcheck-0 22 to 44 s,
-# kmemcheck-1 57 to 76 s, the module boots 7 to 23 s.  A flood that the
-# rate limit no longer holds back prints a report a site, and runs out
-# of time.
+# TCG, busy with other QEMUs (the harness manual, README): kmemcheck-0
+# 22 to 44 s, kmemcheck-1 57 to 76 s, the module boots 7 to 23 s.  A
+# flood that the rate limit no longer holds back prints a report a site,
+# and runs out of time.
 TIMEOUT_OFF = 120
 TIMEOUT_ON = 240
 TIMEOUT_MODULE = 60
