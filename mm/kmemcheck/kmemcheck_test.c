@@ -3237,6 +3237,128 @@ static void test_follow_bits_forgotten(struct kunit *test)
 	expect_follow_judged(test);
 }
 
+/*
+ * CMPXCHG that succeeds leaves in %eax the value it compared, equal to the
+ * old contents of memory: as undefined as they were.  Here the memory is
+ * zero, so the exchange succeeds, but its shadow says uninitialized.
+ */
+static u32 *test_cmpxchg_uninit_zero(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	WRITE_ONCE(*p, 0);
+	kmemcheck_mark_uninitialized(p, sizeof(*p));
+	test_follow_on(test);
+	return p;
+}
+
+/* "if (cmpxchg(p, 0, 1) == 0)" on a fresh object: a use of its bytes. */
+static void test_follow_cmpxchg_old_used(struct kunit *test)
+{
+	u32 *p = test_cmpxchg_uninit_zero(test);
+	u32 old = 0;
+
+	asm volatile("lock cmpxchgl %2, (%1)\n\t"
+		     "testl %0, %0\n\tjz 1f\n\tnop\n1:"
+		     : "+a" (old) : "r" (p), "r" (1) : "memory", "cc");
+	EXPECT_REPORT(test, UNINIT, test_follow_cmpxchg_old_used, 4, p,
+		      .use = USE_BRANCH, .loaded = test_follow_cmpxchg_old_used);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+/* The old value thrown away: the store initialized the word. */
+static void test_follow_cmpxchg_old_unused(struct kunit *test)
+{
+	u32 *p = test_cmpxchg_uninit_zero(test);
+	u32 old = 0;
+
+	asm volatile("lock cmpxchgl %2, (%1)\n\txorl %0, %0"
+		     : "+a" (old) : "r" (p), "r" (1) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+	expect_shadow(test, p, 4, KMEMCHECK_SHADOW_INITIALIZED);
+}
+
+/*
+ * A value live across local_irq_save() and local_irq_restore(), as in
+ * every spin_lock_irqsave() section: PUSHF, CLI and POPF are modelled, so
+ * the window goes on to the use.  Return: whether interrupts were on after.
+ */
+static noinline bool test_irqsave_then_test(u32 *p, bool mask)
+{
+	u32 v;
+
+	asm volatile("movl (%1), %0\n\t"
+		     "pushfl\n\tcli\n\tpopfl\n\t"
+		     "testl %2, %2\n\tjz 2f\n\tandl $0, %0\n2:\t"
+		     "testl %0, %0\n\tjz 1f\n\tnop\n1:"
+		     : "=&r" (v) : "r" (p), "r" (mask) : "memory", "cc");
+	return !irqs_disabled();
+}
+
+static void test_follow_irqsave_used(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	KUNIT_EXPECT_TRUE(test, test_irqsave_then_test(p, false));
+	EXPECT_REPORT(test, UNINIT, test_irqsave_then_test, 4, p,
+		      .use = USE_BRANCH, .loaded = test_irqsave_then_test);
+}
+
+static void test_follow_irqsave_masked(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	KUNIT_EXPECT_TRUE(test, test_irqsave_then_test(p, true));
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+/*
+ * PUSHF in a window pushes the flags of the code, interrupts on, not those
+ * of the step (TF set, IF clear); CLI turns the code's interrupts off for
+ * good when the window ends.
+ */
+static void test_follow_pushf_cli(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	unsigned long pushed;
+	bool off;
+	u32 v;
+
+	test_follow_on(test);
+	asm volatile("movl (%2), %0\n\tpushfl\n\tpopl %1\n\t"
+		     "cli\n\txorl %0, %0"
+		     : "=&r" (v), "=&r" (pushed) : "r" (p) : "memory", "cc");
+	off = irqs_disabled();
+	raw_local_irq_enable();
+	KUNIT_EXPECT_EQ(test, pushed & (X86_EFLAGS_TF | X86_EFLAGS_IF),
+			X86_EFLAGS_IF);
+	KUNIT_EXPECT_TRUE(test, off);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+/* ... and STI on for good, with the same value's window. */
+static void test_follow_sti(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	bool on;
+	u32 v;
+
+	test_follow_on(test);
+	local_irq_disable();
+	asm volatile("movl (%1), %0\n\tsti\n\txorl %0, %0"
+		     : "=&r" (v) : "r" (p) : "memory", "cc");
+	on = !irqs_disabled();
+	local_irq_enable();
+	KUNIT_EXPECT_TRUE(test, on);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
 /* ===== Steps cut short, nested faults and interrupts ===== */
 
 /*
@@ -3836,6 +3958,12 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_bits_copied),
 	KUNIT_CASE(test_follow_bits_copied_other),
 	KUNIT_CASE(test_follow_bits_forgotten),
+	KUNIT_CASE(test_follow_cmpxchg_old_used),
+	KUNIT_CASE(test_follow_cmpxchg_old_unused),
+	KUNIT_CASE(test_follow_irqsave_used),
+	KUNIT_CASE(test_follow_irqsave_masked),
+	KUNIT_CASE(test_follow_pushf_cli),
+	KUNIT_CASE(test_follow_sti),
 	KUNIT_CASE(test_cmpxchg_failed_keeps_shadow),
 	KUNIT_CASE(test_cmpxchg_done_initializes),
 	KUNIT_CASE(test_cancelled_copy_keeps_shadow),

@@ -692,11 +692,12 @@ bool kmemcheck_debug_trap(struct pt_regs *regs)
 	if (!kc->depth)
 		return false;
 	step = &kc->steps[kc->depth - 1];
-	flags = step->flags;
-	theirs = flags & X86_EFLAGS_TF;
 	/* Record what the instruction stored before hiding its pages. */
 	kmemcheck_record_stores(step, regs);
-	follow = step->follow && kmemcheck_follow_retire(regs);
+	/* A followed CLI, STI or POPF changes the flags given back. */
+	follow = step->follow && kmemcheck_follow_retire(regs, &step->flags);
+	flags = step->flags;
+	theirs = flags & X86_EFLAGS_TF;
 	kmemcheck_finish_step(kc, regs);
 	kmemcheck_count(KMEMCHECK_COUNTER_STEPS);
 	if (follow)
