@@ -80,7 +80,7 @@ enum kf_irq {
 	KF_IRQ_SAME,			/* unchanged */
 	KF_IRQ_OFF,			/* CLI */
 	KF_IRQ_ON,			/* STI */
-	KF_IRQ_POPPED,			/* POPF: as it left the real flag */
+	KF_IRQ_POPPED,			/* POPF: as the word popped had it */
 	KF_IRQ_PUSHED,			/* PUSHF: the word pushed must show it */
 };
 
@@ -102,6 +102,7 @@ struct kmemcheck_follow {
 	u64 store_undef;
 	/* What the stepped instruction does to the interrupt flag. */
 	enum kf_irq irq;
+	unsigned long popped_if;	/* KF_IRQ_POPPED: the code's IF */
 	struct kmemcheck_load load;
 };
 
@@ -884,6 +885,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	unsigned int reg = X86_MODRM_REG(insn->modrm.value);
 	unsigned int size = (op0 & 1) ? opsz : 1;
 	struct kf_opnd rm, r, imm;
+	unsigned long *top;
 	u32 u;
 
 	/* A memory operand whose address is undefined is a use. */
@@ -1025,6 +1027,14 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		if (opsz != 4)
 			return false;
 		f->flags = kf_pop(f, regs, 4) & KF_ARITH;
+		/*
+		 * The code's IF is kept; the step pops ours, with TF set,
+		 * so that it traps and interrupts stay off.  POPF cannot
+		 * fault: the word is at %esp.
+		 */
+		top = (unsigned long *)regs->sp;
+		f->popped_if = *top & X86_EFLAGS_IF;
+		*top = (*top & ~X86_EFLAGS_IF) | X86_EFLAGS_TF;
 		f->irq = KF_IRQ_POPPED;
 		return true;
 	case 0xfa:	/* CLI */
@@ -1274,8 +1284,7 @@ static void kf_retire_irq(struct kmemcheck_follow *f, struct pt_regs *regs,
 		*flags |= X86_EFLAGS_IF;
 		break;
 	case KF_IRQ_POPPED:
-		*flags = (*flags & ~X86_EFLAGS_IF) |
-			 (regs->flags & X86_EFLAGS_IF);
+		*flags = (*flags & ~X86_EFLAGS_IF) | f->popped_if;
 		break;
 	case KF_IRQ_PUSHED:
 		*top = (*top & ~mask) | (*flags & mask);
