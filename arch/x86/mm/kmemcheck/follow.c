@@ -1294,6 +1294,56 @@ static void kf_retire_irq(struct kmemcheck_follow *f, struct pt_regs *regs,
 }
 
 /**
+ * kmemcheck_follow_copy() - follow what a copy left undefined on the stack
+ * @regs:	registers after the copy
+ * @ip:		address of the copy
+ * @src:	its tracked source
+ * @dst:	its destination, on the stack
+ * @size:	number of bytes copied
+ *
+ * "tmp = *obj;" copies a structure, padding and all, into a stack local:
+ * no use of the bytes.  Its uninitialized bytes are followed from the
+ * next instruction, as a load's: a later use of a field nobody wrote is
+ * reported there.  Those beyond the stack words a window holds are lost,
+ * and counted ("stack bytes not followed").
+ *
+ * Return: true if undefined bits went to the stack: the caller steps the
+ * next instruction and follows them.
+ */
+bool kmemcheck_follow_copy(struct pt_regs *regs, unsigned long ip,
+			   unsigned long src, unsigned long dst, size_t size)
+{
+	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
+	unsigned long bad = 0;
+	size_t i;
+
+	if (f->active)
+		return false;
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < size; i++) {
+		u8 undef = kmemcheck_value_undef(src + i);
+
+		if (!undef)
+			continue;
+		if (!bad)
+			bad = src + i;
+		if (!kf_stack_store(f, dst + i, 1, undef))
+			kmemcheck_count(KMEMCHECK_COUNTER_STACK_LOST);
+	}
+	if (!bad)
+		return false;
+	f->load.ip = ip;
+	f->load.addr = src;
+	f->load.size = size;
+	f->load.bad = bad;
+	f->active = true;
+	kmemcheck_count(KMEMCHECK_COUNTER_FOLLOWED);
+	return true;
+}
+
+NOKPROBE_SYMBOL(kmemcheck_follow_copy);
+
+/**
  * kmemcheck_follow_retire() - the followed instruction has run
  * @regs:	registers after it
  * @flags:	TF and IF as the code has them, which it may have changed
