@@ -455,6 +455,7 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_UNSELECTED,		/* allocations kmemcheck.track= left out */
 	KMEMCHECK_COUNTER_REPLAYED,		/* faults done before the fault entry */
 	KMEMCHECK_COUNTER_SHED,			/* busy pages whose freed bytes expired */
+	KMEMCHECK_COUNTER_STACK_LOST,		/* copied to the stack, not followed */
 	KMEMCHECK_COUNTER_COUNT,
 };
 
@@ -517,6 +518,7 @@ bool kmemcheck_range_uninit(unsigned long addr, size_t size,
 u64 kmemcheck_value_load(struct pt_regs *regs, unsigned long addr,
 			 unsigned int size);
 void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef);
+u8 kmemcheck_value_undef(unsigned long addr);
 void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
 			  const struct kmemcheck_load *load, unsigned long dst);
 

@@ -21,6 +21,7 @@
 #include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/stackdepot.h>
@@ -944,6 +945,25 @@ u64 kmemcheck_value_load(struct pt_regs *regs, unsigned long addr,
 }
 
 /**
+ * kmemcheck_value_undef() - the undefined bits of a byte, not checked
+ * @addr:	the byte
+ *
+ * For the bytes of a copy, which kmemcheck_copy() has checked.
+ *
+ * Return: the bits of an uninitialized byte that are not known to be
+ * initialized; 0 for a byte in any other state, or untracked.
+ */
+u8 kmemcheck_value_undef(unsigned long addr)
+{
+	u8 *shadow = kmemcheck_shadow_of(addr);
+
+	if (!shadow || kmemcheck_shadow_checked(addr, shadow) !=
+		       KMEMCHECK_SHADOW_UNINITIALIZED)
+		return 0;
+	return ~kmemcheck_partial_defined(shadow);
+}
+
+/**
  * kmemcheck_value_store() - record a store made while following
  * @addr:	first byte
  * @size:	number of bytes, at most 8
@@ -981,11 +1001,15 @@ void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef)
  *
  * Copying uninitialized bytes is not a bug; using them is.  So the shadow
  * follows the bytes into tracked memory, where a later read of them is
- * reported.  Only when the destination is not tracked is the state lost:
- * uninitialized bytes leaving tracked memory this way are reported as
- * kernel-infoleak.  Copying freed or unallocated bytes is reported at the
- * copy, where the bug is, and they arrive uninitialized.  Copies to user
- * space are checked before they start, by kmemcheck_copy_to_user().
+ * reported.  Into the task's stack, as "tmp = *obj;" copies, they are
+ * not reported either: the caller follows them from there, as values
+ * read from the heap (kmemcheck.follow=1), or loses them.  Into other
+ * untracked kernel memory (a global, a __GFP_NOTRACK buffer, vmalloc),
+ * where no shadow keeps them, the copy is their use: uninit-value, at
+ * the copy.  Copying freed or unallocated bytes is reported at the copy,
+ * where the bug is, and they arrive uninitialized.  Copies to user space
+ * are checked before they start, by kmemcheck_copy_to_user(): bytes
+ * leaving the kernel are kernel-infoleak.
  */
 void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		    size_t size)
@@ -1031,9 +1055,10 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		stale = state == KMEMCHECK_SHADOW_FREED ||
 			state == KMEMCHECK_SHADOW_UNALLOCATED;
 		if (!reported && checking &&
-		    (stale || (!to && state != KMEMCHECK_SHADOW_INITIALIZED))) {
+		    (stale || (!to && state != KMEMCHECK_SHADOW_INITIALIZED &&
+			       !object_is_on_stack((void *)dst)))) {
 			kmemcheck_report(regs, stale ? kmemcheck_bug_of(state) :
-					 KMEMCHECK_BUG_INFOLEAK, src, size,
+					 KMEMCHECK_BUG_UNINIT, src, size,
 					 src + i, to ? 0 : dst);
 			reported = true;
 		}

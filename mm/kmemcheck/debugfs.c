@@ -34,6 +34,7 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_UNSELECTED]		= "allocations not selected",
 	[KMEMCHECK_COUNTER_REPLAYED]		= "replayed instructions",
 	[KMEMCHECK_COUNTER_SHED]		= "busy pages shed",
+	[KMEMCHECK_COUNTER_STACK_LOST]		= "stack bytes not followed",
 };
 
 static_assert(ARRAY_SIZE(kmemcheck_counter_names) == KMEMCHECK_COUNTER_COUNT);

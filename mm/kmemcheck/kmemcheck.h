@@ -67,7 +67,7 @@ enum kmemcheck_bug_type {
 	KMEMCHECK_BUG_UNINIT,		/* read of 'u' */
 	KMEMCHECK_BUG_USE_AFTER_FREE,	/* read of 'f' */
 	KMEMCHECK_BUG_UNALLOCATED,	/* read of 'a' */
-	KMEMCHECK_BUG_INFOLEAK,		/* 'u' copied to untracked memory */
+	KMEMCHECK_BUG_INFOLEAK,		/* 'u' to user space or a device */
 	KMEMCHECK_BUG_TYPES,
 };
 

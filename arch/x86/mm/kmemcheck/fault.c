@@ -35,6 +35,7 @@
 #include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 
 #include <asm/debugreg.h>
 #include <asm/insn.h>
@@ -428,6 +429,31 @@ static void kmemcheck_record_stores(struct kmemcheck_step *step,
 				 step->stores[i].size, false, true);
 }
 
+static void kmemcheck_follow_step(struct kmemcheck_cpu *kc,
+				  struct pt_regs *regs, unsigned long flags);
+
+/*
+ * An emulated copy into the stack ("tmp = *obj;") that took uninitialized
+ * bytes there is no use of them: they are followed from the instruction
+ * after it, in the context that copied them, as a load's would be.
+ * @flags are the code's TF and IF; the copy's step is finished.
+ */
+static void kmemcheck_follow_stack_copy(struct kmemcheck_cpu *kc,
+					struct pt_regs *regs, unsigned long ip,
+					const struct kmemcheck_insn *insn,
+					unsigned long flags)
+{
+	const struct kmemcheck_access *a = insn->access;
+
+	if (!(insn->flags & KMEMCHECK_INSN_COPY) || regs->ip == ip ||
+	    kc->depth || in_nmi() || (flags & X86_EFLAGS_TF) ||
+	    !kmemcheck_follow_enabled() ||
+	    !object_is_on_stack((void *)a[1].addr))
+		return;
+	if (kmemcheck_follow_copy(regs, ip, a[0].addr, a[1].addr, a[0].size))
+		kmemcheck_follow_step(kc, regs, flags);
+}
+
 /**
  * kmemcheck_page_fault() - handle a page fault on a hidden page
  * @regs:	registers at the fault
@@ -504,8 +530,11 @@ bool kmemcheck_page_fault(struct pt_regs *regs, unsigned long error_code,
 	if (insn.nr && !(step->flags & X86_EFLAGS_TF) &&
 	    kmemcheck_insn_covers(&insn, address) &&
 	    kmemcheck_may_emulate() && kmemcheck_emulate(regs, &raw, &insn)) {
+		unsigned long ip = step->ip, flags = step->flags;
+
 		kmemcheck_finish_step(kc, regs);
 		kmemcheck_count(KMEMCHECK_COUNTER_EMULATED);
+		kmemcheck_follow_stack_copy(kc, regs, ip, &insn, flags);
 		return true;
 	}
 	kmemcheck_check_insn(regs, step, &raw, &insn);
@@ -692,11 +721,12 @@ bool kmemcheck_debug_trap(struct pt_regs *regs)
 	if (!kc->depth)
 		return false;
 	step = &kc->steps[kc->depth - 1];
-	flags = step->flags;
-	theirs = flags & X86_EFLAGS_TF;
 	/* Record what the instruction stored before hiding its pages. */
 	kmemcheck_record_stores(step, regs);
-	follow = step->follow && kmemcheck_follow_retire(regs);
+	/* A followed CLI, STI or POPF changes the flags given back. */
+	follow = step->follow && kmemcheck_follow_retire(regs, &step->flags);
+	flags = step->flags;
+	theirs = flags & X86_EFLAGS_TF;
 	kmemcheck_finish_step(kc, regs);
 	kmemcheck_count(KMEMCHECK_COUNTER_STEPS);
 	if (follow)

@@ -72,6 +72,18 @@ struct kmemcheck_slot {
 	u32 undef;
 };
 
+/*
+ * The interrupt flag, as the code has it, after the stepped instruction:
+ * the steps run with the real one clear, so the code's is kept beside.
+ */
+enum kf_irq {
+	KF_IRQ_SAME,			/* unchanged */
+	KF_IRQ_OFF,			/* CLI */
+	KF_IRQ_ON,			/* STI */
+	KF_IRQ_POPPED,			/* POPF: as the word popped had it */
+	KF_IRQ_PUSHED,			/* PUSHF: the word pushed must show it */
+};
+
 /* The value followed on this CPU. */
 struct kmemcheck_follow {
 	bool active;
@@ -82,14 +94,15 @@ struct kmemcheck_follow {
 	struct kmemcheck_slot slot[KMEMCHECK_FOLLOW_SLOTS];
 	/*
 	 * The store of the instruction being stepped, recorded when the
-	 * step completes.  A CMPXCHG stores only if it succeeds (ZF set);
-	 * if it fails, the accumulator receives @fail_undef instead.
+	 * step completes.  A CMPXCHG stores only if it succeeds (ZF set).
 	 */
 	bool store, cmpxchg;
 	unsigned long store_addr;
 	unsigned int store_size;
 	u64 store_undef;
-	u64 fail_undef;
+	/* What the stepped instruction does to the interrupt flag. */
+	enum kf_irq irq;
+	unsigned long popped_if;	/* KF_IRQ_POPPED: the code's IF */
 	struct kmemcheck_load load;
 };
 
@@ -632,7 +645,11 @@ static void kf_bit(struct kmemcheck_follow *f, struct pt_regs *regs,
 		kf_write(f, regs, d, u);
 }
 
-/* CMPXCHG: ZF from the compare; the store happens only if it succeeds. */
+/*
+ * CMPXCHG: ZF from the compare; the store happens only if it succeeds.
+ * Either way the accumulator ends with the old value of the destination:
+ * loaded if the compare failed, equal to it if it succeeded.
+ */
 static void kf_cmpxchg(struct kmemcheck_follow *f, struct pt_regs *regs,
 		       const struct kf_opnd *d, const struct kf_opnd *s)
 {
@@ -643,15 +660,13 @@ static void kf_cmpxchg(struct kmemcheck_follow *f, struct pt_regs *regs,
 	if (d->kind == KF_REG) {
 		/* Register forms: the outcome is not known yet; merge. */
 		kf_write(f, regs, d, ud | kf_undef(f, regs, s));
-		kf_write(f, regs, &acc, kf_undef(f, regs, &acc) | ud);
+		kf_write(f, regs, &acc, ud);
 		return;
 	}
 	f->store = false;
 	kf_write(f, regs, d, kf_undef(f, regs, s));
-	if (f->store) {
-		f->cmpxchg = true;
-		f->fail_undef = ud;
-	}
+	f->cmpxchg = f->store;
+	kf_write(f, regs, &acc, ud);
 }
 
 static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
@@ -806,13 +821,10 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		f->store = false;
 		kf_store(f, regs, ki->access[0].addr, 8,
 			 f->reg[KF_BX] | (u64)f->reg[KF_CX] << 32);
-		if (f->store) {
-			f->cmpxchg = true;
-			f->fail_undef =
-				kf_mem_undef(f, regs, ki->access[0].addr, 4) |
-				(u64)kf_mem_undef(f, regs,
-						  ki->access[0].addr + 4, 4) << 32;
-		}
+		f->cmpxchg = f->store;
+		/* %edx:%eax end with the old value, as CMPXCHG's accumulator. */
+		f->reg[KF_AX] = kf_mem_undef(f, regs, ki->access[0].addr, 4);
+		f->reg[KF_DX] = kf_mem_undef(f, regs, ki->access[0].addr + 4, 4);
 		return true;
 	}
 	return false;
@@ -873,6 +885,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	unsigned int reg = X86_MODRM_REG(insn->modrm.value);
 	unsigned int size = (op0 & 1) ? opsz : 1;
 	struct kf_opnd rm, r, imm;
+	unsigned long *top;
 	u32 u;
 
 	/* A memory operand whose address is undefined is a use. */
@@ -1003,6 +1016,32 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0x99:	/* CWD, CDQ */
 		u = (f->reg[KF_AX] & BIT(8 * opsz - 1)) ? kf_mask(opsz) : 0;
 		f->reg[KF_DX] = (f->reg[KF_DX] & ~kf_mask(opsz)) | u;
+		return true;
+	case 0x9c:	/* PUSHF: the arithmetic flags, undefined or not */
+		if (opsz != 4)
+			return false;
+		kf_push(f, regs, 4, f->flags);
+		f->irq = KF_IRQ_PUSHED;
+		return true;
+	case 0x9d:	/* POPF */
+		if (opsz != 4)
+			return false;
+		f->flags = kf_pop(f, regs, 4) & KF_ARITH;
+		/*
+		 * The code's IF is kept; the step pops ours, with TF set,
+		 * so that it traps and interrupts stay off.  POPF cannot
+		 * fault: the word is at %esp.
+		 */
+		top = (unsigned long *)regs->sp;
+		f->popped_if = *top & X86_EFLAGS_IF;
+		*top = (*top & ~X86_EFLAGS_IF) | X86_EFLAGS_TF;
+		f->irq = KF_IRQ_POPPED;
+		return true;
+	case 0xfa:	/* CLI */
+		f->irq = KF_IRQ_OFF;
+		return true;
+	case 0xfb:	/* STI */
+		f->irq = KF_IRQ_ON;
 		return true;
 	case 0x9e:	/* SAHF */
 		u = (f->reg[KF_AX] >> 8) & 0xff;
@@ -1168,6 +1207,7 @@ static bool kf_step(struct kmemcheck_follow *f, struct pt_regs *regs,
 	memcpy(&before, f, sizeof(before));
 	f->store = false;
 	f->cmpxchg = false;
+	f->irq = KF_IRQ_SAME;
 	if (!kf_model(f, regs, insn, ki)) {
 		memcpy(f, &before, sizeof(*f));
 		return false;
@@ -1223,28 +1263,108 @@ bool kmemcheck_follow_start(struct pt_regs *regs, const struct insn *insn,
 
 NOKPROBE_SYMBOL(kmemcheck_follow_start);
 
+/*
+ * The code's interrupt flag in @flags after an instruction that changed
+ * it.  The step ran with the real flag clear: a PUSHF pushed it clear,
+ * and with our TF set, so the word on the stack gets the code's flags.
+ */
+static void kf_retire_irq(struct kmemcheck_follow *f, struct pt_regs *regs,
+			  unsigned long *flags)
+{
+	const unsigned long mask = X86_EFLAGS_TF | X86_EFLAGS_IF;
+	unsigned long *top = (unsigned long *)regs->sp;
+
+	switch (f->irq) {
+	case KF_IRQ_SAME:
+		break;
+	case KF_IRQ_OFF:
+		*flags &= ~X86_EFLAGS_IF;
+		break;
+	case KF_IRQ_ON:
+		*flags |= X86_EFLAGS_IF;
+		break;
+	case KF_IRQ_POPPED:
+		*flags = (*flags & ~X86_EFLAGS_IF) | f->popped_if;
+		break;
+	case KF_IRQ_PUSHED:
+		*top = (*top & ~mask) | (*flags & mask);
+		break;
+	}
+	f->irq = KF_IRQ_SAME;
+}
+
+/**
+ * kmemcheck_follow_copy() - follow what a copy left undefined on the stack
+ * @regs:	registers after the copy
+ * @ip:		address of the copy
+ * @src:	its tracked source
+ * @dst:	its destination, on the stack
+ * @size:	number of bytes copied
+ *
+ * "tmp = *obj;" copies a structure, padding and all, into a stack local:
+ * no use of the bytes.  Its uninitialized bytes are followed from the
+ * next instruction, as a load's: a later use of a field nobody wrote is
+ * reported there.  Those beyond the stack words a window holds are lost,
+ * and counted ("stack bytes not followed").
+ *
+ * Return: true if undefined bits went to the stack: the caller steps the
+ * next instruction and follows them.
+ */
+bool kmemcheck_follow_copy(struct pt_regs *regs, unsigned long ip,
+			   unsigned long src, unsigned long dst, size_t size)
+{
+	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
+	unsigned long bad = 0;
+	size_t i;
+
+	if (f->active)
+		return false;
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < size; i++) {
+		u8 undef = kmemcheck_value_undef(src + i);
+
+		if (!undef)
+			continue;
+		if (!bad)
+			bad = src + i;
+		if (!kf_stack_store(f, dst + i, 1, undef))
+			kmemcheck_count(KMEMCHECK_COUNTER_STACK_LOST);
+	}
+	if (!bad)
+		return false;
+	f->load.ip = ip;
+	f->load.addr = src;
+	f->load.size = size;
+	f->load.bad = bad;
+	f->active = true;
+	kmemcheck_count(KMEMCHECK_COUNTER_FOLLOWED);
+	return true;
+}
+
+NOKPROBE_SYMBOL(kmemcheck_follow_copy);
+
 /**
  * kmemcheck_follow_retire() - the followed instruction has run
  * @regs:	registers after it
+ * @flags:	TF and IF as the code has them, which it may have changed
  *
- * Records its store in the shadow, or on the stack.
+ * Records its store in the shadow, or on the stack.  CLI, STI and POPF
+ * change the code's interrupt flag in @flags, not the real one, which
+ * stays clear while kmemcheck steps.
  *
  * Return: true if undefined bits are left to follow.
  */
-bool kmemcheck_follow_retire(struct pt_regs *regs)
+bool kmemcheck_follow_retire(struct pt_regs *regs, unsigned long *flags)
 {
 	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
 	bool ok = true;
 
 	if (!f->active)
 		return false;
-	if (f->cmpxchg && !(regs->flags & X86_EFLAGS_ZF)) {
-		/* Failed: memory unchanged, the old value in the accumulator. */
+	kf_retire_irq(f, regs, flags);
+	/* A CMPXCHG that failed stored nothing. */
+	if (f->cmpxchg && !(regs->flags & X86_EFLAGS_ZF))
 		f->store = false;
-		f->reg[KF_AX] = f->fail_undef;
-		if (f->store_size == 8)
-			f->reg[KF_DX] = f->fail_undef >> 32;
-	}
 	if (f->store && kf_on_stack(regs, f->store_addr))
 		ok = kf_stack_store(f, f->store_addr, f->store_size,
 				    f->store_undef);

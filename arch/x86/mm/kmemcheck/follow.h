@@ -16,7 +16,9 @@ struct pt_regs;
 
 bool kmemcheck_follow_start(struct pt_regs *regs, const struct insn *insn,
 			    const struct kmemcheck_insn *ki);
-bool kmemcheck_follow_retire(struct pt_regs *regs);
+bool kmemcheck_follow_copy(struct pt_regs *regs, unsigned long ip,
+			   unsigned long src, unsigned long dst, size_t size);
+bool kmemcheck_follow_retire(struct pt_regs *regs, unsigned long *flags);
 bool kmemcheck_follow_next(struct pt_regs *regs, const struct insn *insn,
 			   const struct kmemcheck_insn *ki);
 void kmemcheck_follow_cancel(void);
