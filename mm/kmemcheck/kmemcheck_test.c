@@ -2485,13 +2485,13 @@ static void test_init_dma(struct kunit *test)
 	expect_shadow(test, q, 32, KMEMCHECK_SHADOW_INITIALIZED);
 }
 
-/* Two callers of memcpy() that leak: two call sites. */
-static noinline void test_leak_a(void *dst, const void *src, size_t n)
+/* Two callers of memcpy() into a global: two call sites. */
+static noinline void test_copy_out_a(void *dst, const void *src, size_t n)
 {
 	test_memcpy(dst, src, n);
 }
 
-static noinline void test_leak_b(void *dst, const void *src, size_t n)
+static noinline void test_copy_out_b(void *dst, const void *src, size_t n)
 {
 	test_memcpy(dst, src, n);
 }
@@ -2532,15 +2532,15 @@ static void test_dedup_sites(struct kunit *test)
 	size_t chunk = test_rep_chunk(sizeof(test_untracked), 4);
 	unsigned long bad = sizeof(test_untracked) / chunk;
 
-	test_leak_a(test_untracked, src, sizeof(test_untracked));
-	test_leak_a(test_untracked, src, sizeof(test_untracked));
-	test_leak_b(test_untracked, src, sizeof(test_untracked));
-	EXPECT_REPORT(test, INFOLEAK, test_leak_a, chunk, src, test_untracked);
-	EXPECT_REPORT(test, INFOLEAK, test_leak_b, chunk, src, test_untracked);
+	test_copy_out_a(test_untracked, src, sizeof(test_untracked));
+	test_copy_out_a(test_untracked, src, sizeof(test_untracked));
+	test_copy_out_b(test_untracked, src, sizeof(test_untracked));
+	EXPECT_REPORT(test, UNINIT, test_copy_out_a, chunk, src, test_untracked);
+	EXPECT_REPORT(test, UNINIT, test_copy_out_b, chunk, src, test_untracked);
 	KUNIT_EXPECT_EQ(test, report_count(), 2);
 	/* Bad accesses: one per copy, or per element when single-stepped. */
-	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_a), 2 * bad);
-	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_b), bad);
+	KUNIT_EXPECT_EQ(test, site_count(test, test_copy_out_a), 2 * bad);
+	KUNIT_EXPECT_EQ(test, site_count(test, test_copy_out_b), bad);
 }
 
 /* An allocation stack of its own, for test_dedup_origins(). */
@@ -2554,7 +2554,7 @@ static noinline void *test_alloc_elsewhere(struct kunit *test, size_t size)
 }
 
 /*
- * Two leaks through one copy helper, of memory allocated in two places,
+ * Two copies through one helper, of memory allocated in two places,
  * are two bugs: two reports (test_dedup_sites() is the twin, one
  * allocation copied twice: one report).
  */
@@ -2564,10 +2564,10 @@ static void test_dedup_origins(struct kunit *test)
 	u32 *two = test_alloc_elsewhere(test, sizeof(test_untracked));
 	size_t chunk = test_rep_chunk(sizeof(test_untracked), 4);
 
-	test_leak_a(test_untracked, one, sizeof(test_untracked));
-	test_leak_a(test_untracked, two, sizeof(test_untracked));
-	EXPECT_REPORT(test, INFOLEAK, test_leak_a, chunk, one, test_untracked);
-	EXPECT_REPORT(test, INFOLEAK, test_leak_a, chunk, two, test_untracked);
+	test_copy_out_a(test_untracked, one, sizeof(test_untracked));
+	test_copy_out_a(test_untracked, two, sizeof(test_untracked));
+	EXPECT_REPORT(test, UNINIT, test_copy_out_a, chunk, one, test_untracked);
+	EXPECT_REPORT(test, UNINIT, test_copy_out_a, chunk, two, test_untracked);
 	KUNIT_EXPECT_EQ(test, report_count(), 2);
 }
 
@@ -2576,12 +2576,12 @@ static void test_dedup_sites_init(struct kunit *test)
 {
 	u32 *src = test_alloc(test, sizeof(test_untracked),
 			      GFP_KERNEL | __GFP_ZERO);
-	unsigned long a = site_count(test, test_leak_a);
+	unsigned long a = site_count(test, test_copy_out_a);
 
-	test_leak_a(test_untracked, src, sizeof(test_untracked));
-	test_leak_b(test_untracked, src, sizeof(test_untracked));
+	test_copy_out_a(test_untracked, src, sizeof(test_untracked));
+	test_copy_out_b(test_untracked, src, sizeof(test_untracked));
 	EXPECT_NO_REPORT(test);
-	KUNIT_EXPECT_EQ(test, site_count(test, test_leak_a), a);
+	KUNIT_EXPECT_EQ(test, site_count(test, test_copy_out_a), a);
 }
 
 /* ===== Modes ===== */
@@ -3292,7 +3292,7 @@ static noinline bool test_irqsave_then_test(u32 *p, bool mask)
 		     "pushfl\n\tcli\n\tpopfl\n\t"
 		     "testl %2, %2\n\tjz 2f\n\tandl $0, %0\n2:\t"
 		     "testl %0, %0\n\tjz 1f\n\tnop\n1:"
-		     : "=&r" (v) : "r" (p), "r" (mask) : "memory", "cc");
+		     : "=&r" (v) : "r" (p), "r" ((u32)mask) : "memory", "cc");
 	return !irqs_disabled();
 }
 

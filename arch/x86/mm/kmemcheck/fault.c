@@ -436,7 +436,9 @@ static void kmemcheck_follow_step(struct kmemcheck_cpu *kc,
  * An emulated copy into the stack ("tmp = *obj;") that took uninitialized
  * bytes there is no use of them: they are followed from the instruction
  * after it, in the context that copied them, as a load's would be.
- * @flags are the code's TF and IF; the copy's step is finished.
+ * @flags are the code's TF and IF; the copy's step is finished, and done
+ * whole (a REP MOVS whose source or destination goes on into a page not
+ * shown is done in parts, and not followed).
  */
 static void kmemcheck_follow_stack_copy(struct kmemcheck_cpu *kc,
 					struct pt_regs *regs, unsigned long ip,
@@ -450,7 +452,9 @@ static void kmemcheck_follow_stack_copy(struct kmemcheck_cpu *kc,
 	    !kmemcheck_follow_enabled() ||
 	    !object_is_on_stack((void *)a[1].addr))
 		return;
-	if (kmemcheck_follow_copy(regs, ip, a[0].addr, a[1].addr, a[0].size))
+	/* The access is one element; the registers say how many went. */
+	if (kmemcheck_follow_copy(regs, ip, a[0].addr, a[1].addr,
+				  regs->di - a[1].addr))
 		kmemcheck_follow_step(kc, regs, flags);
 }
 
