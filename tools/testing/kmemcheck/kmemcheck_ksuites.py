@@ -109,7 +109,28 @@ def scenario(modules: Sequence[Module]) -> str:
 		lines.append(f'insmod /{GUEST_DIR}/{m.name}.ko {m.params}'.rstrip() +
 			     ' 2>/dev/null')
 		lines.append(f'echo "ksuites: end {m.name} rc=$? $(cut -d" " -f1 /proc/uptime)"')
+	lines.append(FOLLOW_STATS)
 	return '\n'.join(lines) + '\n'
+
+
+# What became of the values followed (kmemcheck.follow=1, the default):
+# judged at a use or dead, or given up unjudged ("followed to the bound").
+FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed to the bound):' "
+		"/sys/kernel/debug/kmemcheck/stats 2>/dev/null | sed 's/^/ksuites: stats /'")
+FOLLOW_STATS_RE = re.compile(r'ksuites: stats (uninit loads followed|followed to the bound): (\d+)')
+
+
+def follow_stats(lines: Sequence[str]) -> str:
+	"""'N values followed, M not judged', from the boot's last stats."""
+	stats = {}
+	for line in lines:
+		m = FOLLOW_STATS_RE.search(line)
+		if m:
+			stats[m.group(1)] = int(m.group(2))
+	if len(stats) != 2:
+		return ''
+	return (f'{stats["uninit loads followed"]} values followed, '
+		f'{stats["followed to the bound"]} not judged')
 
 
 def module_archive(obj: str, modules: Sequence[Module], out_path: str) -> str:
@@ -382,8 +403,10 @@ def run(env: Env, wants: Callable[[str], bool],
 		res = boot_mode(env, modules, mode)
 		runs[mode] = parse_boot(env.kunit_parser, modules, res.lines)
 		why = res.failure() or qemu.first_splat(res.lines)
+		stats = follow_stats(res.lines)
 		outcomes.append(Outcome(f'ksuites/boot-kmemcheck-{mode}', not why,
-					f'{why} (log: {res.log_path})' if why else '',
+					f'{why} (log: {res.log_path})' if why else
+					f'[{stats}]' if stats else '',
 					res.seconds, res.tail() if why else ''))
 	suites = [s for m in modules for s in suite_names(m) if wants(f'ksuites/{s}')]
 	for line in table(suites, runs):
