@@ -3443,40 +3443,28 @@ static void expect_stack_copy_report(struct kunit *test)
 		      .use = USE_BRANCH, .any_access = true);
 }
 
-static void test_stack_copy_uninit_8(struct kunit *test)
-{
-	void *obj = test_padded(test, 8, 0);
-
-	test_follow_on(test);
-	test_stack_copy_use_8(obj, 0);
-	expect_stack_copy_report(test);
-}
-
 /*
  * GCC copies 32 bytes and more with REP MOVSL: a copy kmemcheck
- * single-steps, element by element, is not followed.
+ * single-steps (kmemcheck.fastpath=0), element by element, is not
+ * followed.
  */
-static void test_stack_copy_uninit_32(struct kunit *test)
-{
-	void *obj = test_padded(test, 32, 3);
-
-	if (!kmemcheck_may_emulate())
-		kunit_skip(test, "kmemcheck.fastpath=0 single-steps copies");
-	test_follow_on(test);
-	test_stack_copy_use_32(obj, 3);
-	expect_stack_copy_report(test);
+#define TEST_STACK_COPY_UNINIT(n, word)					\
+static void test_stack_copy_uninit_##n(struct kunit *test)		\
+{									\
+	const size_t size = sizeof(struct test_padded_##n);		\
+	const unsigned int field = word;				\
+	void *obj = test_padded(test, size, field);			\
+									\
+	if (size > 8 && !kmemcheck_may_emulate())			\
+		kunit_skip(test, "kmemcheck.fastpath=0 single-steps copies"); \
+	test_follow_on(test);						\
+	test_stack_copy_use_##n(obj, field);				\
+	expect_stack_copy_report(test);					\
 }
 
-static void test_stack_copy_uninit_256(struct kunit *test)
-{
-	void *obj = test_padded(test, 256, 31);
-
-	if (!kmemcheck_may_emulate())
-		kunit_skip(test, "kmemcheck.fastpath=0 single-steps copies");
-	test_follow_on(test);
-	test_stack_copy_use_256(obj, 31);
-	expect_stack_copy_report(test);
-}
+TEST_STACK_COPY_UNINIT(8, 0)
+TEST_STACK_COPY_UNINIT(32, 3)
+TEST_STACK_COPY_UNINIT(256, 31)
 
 /* ===== Steps cut short, nested faults and interrupts ===== */
 
