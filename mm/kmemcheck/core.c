@@ -21,7 +21,6 @@
 #include <linux/percpu.h>
 #include <linux/scatterlist.h>
 #include <linux/sched.h>
-#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/stackdepot.h>
@@ -1001,9 +1000,9 @@ void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef)
  *
  * Copying uninitialized bytes is not a bug; using them is.  So the shadow
  * follows the bytes into tracked memory, where a later read of them is
- * reported.  Into the task's stack, as "tmp = *obj;" copies, they are
- * not reported either: the caller follows them from there, as values
- * read from the heap (kmemcheck.follow=1), or loses them.  Into other
+ * reported.  Into the stack, as "tmp = *obj;" copies, they are not
+ * reported either with kmemcheck.follow=1: the caller follows them from
+ * there, as values read from the heap, or loses them.  Into other
  * untracked kernel memory (a global, a __GFP_NOTRACK buffer, vmalloc),
  * where no shadow keeps them, the copy is their use: uninit-value, at
  * the copy.  Copying freed or unallocated bytes is reported at the copy,
@@ -1015,6 +1014,9 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 		    size_t size)
 {
 	bool checking = kmemcheck_checking();
+	/* Bytes to the stack are followed, when following is on. */
+	bool to_stack = kmemcheck_follow_enabled() &&
+			kmemcheck_arch_on_stack(regs, dst);
 	bool reported = false;
 	size_t i, chunk_end = 0;
 
@@ -1056,7 +1058,7 @@ void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
 			state == KMEMCHECK_SHADOW_UNALLOCATED;
 		if (!reported && checking &&
 		    (stale || (!to && state != KMEMCHECK_SHADOW_INITIALIZED &&
-			       !object_is_on_stack((void *)dst)))) {
+			       !to_stack))) {
 			kmemcheck_report(regs, stale ? kmemcheck_bug_of(state) :
 					 KMEMCHECK_BUG_UNINIT, src, size,
 					 src + i, to ? 0 : dst);

@@ -13,9 +13,9 @@
 #include <linux/pgtable.h>
 #include <linux/types.h>
 
+#include <asm/ptrace.h>
+#include <asm/thread_info.h>
 #include <asm/tlbflush.h>
-
-struct pt_regs;
 
 /*
  * A tracked page is mapped not-present with this software bit set, so the
@@ -193,6 +193,22 @@ static inline bool kmemcheck_arch_page_present(unsigned long addr)
 		return true;
 	/* Not pte_present(): a hidden page's _PAGE_GLOBAL reads as PROTNONE. */
 	return pte_flags(*pte_offset_kernel(pmd, addr)) & _PAGE_PRESENT;
+}
+
+/**
+ * kmemcheck_arch_on_stack() - is @addr on the stack @regs runs on?
+ * @regs:	registers of the code
+ * @addr:	any address
+ *
+ * The task's stack, or the per-CPU hardirq or softirq stack: on x86-32
+ * each is THREAD_SIZE bytes, THREAD_SIZE aligned.
+ *
+ * Return: true if @addr is in the stack holding @regs->sp.
+ */
+static inline bool kmemcheck_arch_on_stack(const struct pt_regs *regs,
+					   unsigned long addr)
+{
+	return (addr & ~(THREAD_SIZE - 1)) == (regs->sp & ~(THREAD_SIZE - 1));
 }
 
 #endif /* !MODULE */

@@ -35,7 +35,6 @@
 #include <linux/percpu.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
-#include <linux/sched/task_stack.h>
 
 #include <asm/debugreg.h>
 #include <asm/insn.h>
@@ -196,6 +195,13 @@ static void kmemcheck_finish_step(struct kmemcheck_cpu *kc,
 	}
 	regs->flags &= ~(X86_EFLAGS_TF | X86_EFLAGS_IF);
 	regs->flags |= step->flags;
+	/*
+	 * A free slot is left empty: an NMI that pushes into it and pops
+	 * before a push claims it must leave it as it found it.
+	 */
+	step->ip = 0;
+	step->nr_pages = 0;
+	barrier();
 	kc->depth--;
 	if (!kc->depth)
 		kmemcheck_btf(true);
@@ -450,7 +456,7 @@ static void kmemcheck_follow_stack_copy(struct kmemcheck_cpu *kc,
 	if (!(insn->flags & KMEMCHECK_INSN_COPY) || regs->ip == ip ||
 	    kc->depth || in_nmi() || (flags & X86_EFLAGS_TF) ||
 	    !kmemcheck_follow_enabled() ||
-	    !object_is_on_stack((void *)a[1].addr))
+	    !kmemcheck_arch_on_stack(regs, a[1].addr))
 		return;
 	/* The access is one element; the registers say how many went. */
 	if (kmemcheck_follow_copy(regs, ip, a[0].addr, a[1].addr,

@@ -43,6 +43,7 @@
 
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
+#include <asm/kmemcheck.h>
 #include <asm/processor-flags.h>
 #include <asm/ptrace.h>
 
@@ -79,7 +80,6 @@ struct kmemcheck_slot {
 enum kf_irq {
 	KF_IRQ_SAME,			/* unchanged */
 	KF_IRQ_OFF,			/* CLI */
-	KF_IRQ_ON,			/* STI */
 	KF_IRQ_POPPED,			/* POPF: as the word popped had it */
 	KF_IRQ_PUSHED,			/* PUSHF: the word pushed must show it */
 };
@@ -145,7 +145,7 @@ static unsigned long *kf_regp(struct pt_regs *regs, unsigned int n)
 /* Is @addr on the stack the followed code runs on? */
 static bool kf_on_stack(const struct pt_regs *regs, unsigned long addr)
 {
-	return (addr & ~(THREAD_SIZE - 1)) == (regs->sp & ~(THREAD_SIZE - 1));
+	return kmemcheck_arch_on_stack(regs, addr);
 }
 
 static struct kmemcheck_slot *kf_slot(struct kmemcheck_follow *f,
@@ -659,8 +659,10 @@ static void kf_cmpxchg(struct kmemcheck_follow *f, struct pt_regs *regs,
 	kf_alu(f, regs, KF_CMP, &acc, d);
 	if (d->kind == KF_REG) {
 		/* Register forms: the outcome is not known yet; merge. */
-		kf_write(f, regs, d, ud | kf_undef(f, regs, s));
+		u32 us = kf_undef(f, regs, s);
+
 		kf_write(f, regs, &acc, ud);
+		kf_write(f, regs, d, ud | us);
 		return;
 	}
 	f->store = false;
@@ -1040,9 +1042,11 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0xfa:	/* CLI */
 		f->irq = KF_IRQ_OFF;
 		return true;
-	case 0xfb:	/* STI */
-		f->irq = KF_IRQ_ON;
-		return true;
+	/*
+	 * Not STI: it holds interrupts off for one more instruction, as
+	 * native_safe_halt()'s "sti; hlt" needs, and a step would end
+	 * that.  The window ends there, and STI runs as it is.
+	 */
 	case 0x9e:	/* SAHF */
 		u = (f->reg[KF_AX] >> 8) & 0xff;
 		f->flags = (f->flags & ~(KF_ARITH & ~KF_OF)) |
@@ -1279,9 +1283,6 @@ static void kf_retire_irq(struct kmemcheck_follow *f, struct pt_regs *regs,
 		break;
 	case KF_IRQ_OFF:
 		*flags &= ~X86_EFLAGS_IF;
-		break;
-	case KF_IRQ_ON:
-		*flags |= X86_EFLAGS_IF;
 		break;
 	case KF_IRQ_POPPED:
 		*flags = (*flags & ~X86_EFLAGS_IF) | f->popped_if;
