@@ -11,10 +11,10 @@
 #ifndef MODULE
 
 #include <linux/pgtable.h>
+#include <linux/thread_info.h>
 #include <linux/types.h>
 
 #include <asm/ptrace.h>
-#include <asm/thread_info.h>
 #include <asm/tlbflush.h>
 
 /*
