@@ -408,11 +408,21 @@ static void expect_shadow(struct kunit *test, const void *addr, size_t size,
 	}
 }
 
-/* Allocate with kmalloc() and free the buffer when the case ends. */
+/*
+ * Allocate with kmalloc() and free the buffer when the case ends.  A slab
+ * left untracked (its shadow page could not be allocated, or it was made
+ * while a case selected other allocations) hands out untracked objects:
+ * when every allocation is tracked, take the next object until one is.
+ */
 static void *test_alloc(struct kunit *test, size_t size, gfp_t gfp)
 {
 	void *p = kunit_kmalloc(test, size, gfp);
+	unsigned int tries = 512;
 
+	while (p && !(gfp & __GFP_NOTRACK) && kmemcheck_enabled() &&
+	       kmemcheck_track_everything() &&
+	       !kmemcheck_shadow_of((unsigned long)p) && --tries)
+		p = kunit_kmalloc(test, size, gfp);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	return p;
 }
