@@ -448,7 +448,8 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_FOLLOWED,		/* uninit loads followed */
 	KMEMCHECK_COUNTER_FOLLOW_DIED,		/* ... to no use: overwritten */
 	KMEMCHECK_COUNTER_FOLLOW_USED,		/* ... to a use, reported */
-	KMEMCHECK_COUNTER_FOLLOW_BOUND,		/* ... to the bound: not judged */
+	KMEMCHECK_COUNTER_FOLLOW_UNJUDGED,	/* ... not judged: reported at the load */
+	KMEMCHECK_COUNTER_FOLLOW_STACK,		/* ... not judged, left in stack words */
 	KMEMCHECK_COUNTER_FOLLOW_INSNS,		/* instructions stepped to follow */
 	KMEMCHECK_COUNTER_PARTIAL_PAGES,	/* pages with partial bit masks */
 	KMEMCHECK_COUNTER_PARTIAL_LOST,		/* bit masks not kept: no room */
@@ -498,18 +499,33 @@ enum kmemcheck_use {
 	KMEMCHECK_USE_TYPES,
 };
 
+/* Why following a value ended before a use or its end. */
+enum kmemcheck_unjudged {
+	KMEMCHECK_UNJUDGED_BOUND,	/* as many instructions as followed */
+	KMEMCHECK_UNJUDGED_INSN,	/* an instruction outside the model */
+	KMEMCHECK_UNJUDGED_FAULT,	/* an exception in a followed insn */
+	KMEMCHECK_UNJUDGED_STACK,	/* the code left the stack it was on */
+	KMEMCHECK_UNJUDGED_SPILL,	/* more stack words than are followed */
+	KMEMCHECK_UNJUDGED_TYPES,
+};
+
 /**
  * struct kmemcheck_load - where a followed value was read
  * @ip:		the instruction that read it
  * @addr:	first byte read
  * @size:	bytes read
  * @bad:	first uninitialized byte read
+ * @stack:	stack depot handle of the stack at the read, or 0
+ * @merged:	loads of uninitialized memory the value reported was
+ *		computed from; this is the first of them
  */
 struct kmemcheck_load {
 	unsigned long ip;
 	unsigned long addr;
 	unsigned int size;
 	unsigned long bad;
+	u32 stack;
+	unsigned int merged;
 };
 
 bool kmemcheck_follow_enabled(void);
@@ -521,6 +537,9 @@ void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef);
 u8 kmemcheck_value_undef(unsigned long addr);
 void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
 			  const struct kmemcheck_load *load, unsigned long dst);
+void kmemcheck_report_unjudged(const struct kmemcheck_load *load,
+			       unsigned int insns, unsigned long end,
+			       enum kmemcheck_unjudged why);
 
 #else /* CONFIG_KMEMCHECK */
 

@@ -68,6 +68,8 @@ static struct {
 	char user[NR_REPORTS][LINE_LEN];	/* "Data copied to user ..." */
 	char use[NR_REPORTS][LINE_LEN];		/* "Use of uninit value in ..." */
 	char loaded[NR_REPORTS][STACK_LEN];	/* "Uninit was loaded at:" */
+	int merged[NR_REPORTS];			/* "(the first of N loads merged)" */
+	char followed[NR_REPORTS][LINE_LEN];	/* "Followed for N ..., not judged" */
 	char object[NR_REPORTS][LINE_LEN];	/* "The first bad byte is ..." */
 	/* Frames under "Uninit was created at:" or "Allocated at:". */
 	char alloc[NR_REPORTS][STACK_LEN];
@@ -126,11 +128,28 @@ static void report_start(int i, const char *buf, size_t len)
 	observed.user[i][0] = '\0';
 	observed.use[i][0] = '\0';
 	observed.loaded[i][0] = '\0';
+	observed.merged[i] = 0;
+	observed.followed[i][0] = '\0';
 	observed.object[i][0] = '\0';
 	observed.alloc[i][0] = '\0';
 	observed.freed[i][0] = '\0';
 	observed.trace[i][0] = '\0';
 	observed.stack = NULL;
+}
+
+/* "Uninit was loaded at:", or "... at (the first of N loads merged):". */
+static void report_loaded(int i, const char *buf, size_t len)
+{
+	char line[LINE_LEN];
+	unsigned int n;
+
+	save_line(line, buf, len);
+	if (sscanf(line, "Uninit was loaded at (the first of %u loads merged):",
+		   &n) == 1)
+		observed.merged[i] = n;
+	else
+		observed.merged[i] = 1;
+	observed.stack = observed.loaded[i];
 }
 
 /* A line of the report being printed, the last one seen. */
@@ -150,8 +169,10 @@ static void report_line(const char *buf, size_t len)
 		save_line(observed.user[i], buf, len);
 	else if (line_starts(buf, len, "Use of uninit value in "))
 		save_line(observed.use[i], buf, len);
-	else if (line_starts(buf, len, "Uninit was loaded at:"))
-		observed.stack = observed.loaded[i];
+	else if (line_starts(buf, len, "Uninit was loaded at"))
+		report_loaded(i, buf, len);
+	else if (line_starts(buf, len, "Followed for "))
+		save_line(observed.followed[i], buf, len);
 	else if (line_starts(buf, len, "The first bad byte is at offset "))
 		save_line(observed.object[i], buf, len);
 	else if (line_starts(buf, len, "Uninit was created at:") ||
@@ -215,6 +236,9 @@ struct expect_report {
 	unsigned long user;	/* user address named, for copy_to_user() */
 	const char *use;	/* a value followed to its use: which use */
 	const void *loaded;	/* ... and the function that read it */
+	int merged;		/* ... and how many loads it merged, if not 1 */
+	/* Followed, not judged: the end of "Followed for N instructions". */
+	const char *unjudged;
 	const char *cache;	/* the cache named, for a slab object */
 	bool any_access;	/* the read and its first bad byte unchecked */
 };
@@ -241,6 +265,8 @@ static void report_dump(struct kunit *test)
 			   seen.bytes[i], seen.user[i], seen.alloc[i],
 			   seen.freed[i]);
 		kunit_info(test, "seen: \"%s\"\n", seen.object[i]);
+		kunit_info(test, "seen: loads merged %d, \"%s\"\n",
+			   seen.merged[i], seen.followed[i]);
 		kunit_info(test, "seen: call trace: %s\n", seen.trace[i]);
 	}
 }
@@ -290,6 +316,12 @@ static bool report_details(const struct expect_report *r, int i)
 				       strlen("Use of uninit value in "), r->use)))
 		return false;
 	if (r->loaded && !stack_has(observed.loaded[i], r->loaded))
+		return false;
+	if (r->loaded && observed.merged[i] != (r->merged ?: 1))
+		return false;
+	if (!r->unjudged != !observed.followed[i][0])
+		return false;
+	if (r->unjudged && !strstr(observed.followed[i], r->unjudged))
 		return false;
 	if (r->cache) {
 		scnprintf(user, sizeof(user), " of cache %s, ", r->cache);
@@ -2727,7 +2759,8 @@ static long follow_bound_before;
 
 static long follow_bound_count(void)
 {
-	return atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_FOLLOW_BOUND]);
+	return atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_FOLLOW_UNJUDGED]) +
+	       atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_FOLLOW_STACK]);
 }
 
 static void test_follow_on(struct kunit *test)
@@ -3367,6 +3400,251 @@ static void test_follow_pushf_cli(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pushed & (X86_EFLAGS_TF | X86_EFLAGS_IF),
 			X86_EFLAGS_IF);
 	KUNIT_EXPECT_TRUE(test, off);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+/* ===== Where following ends, and which load a report names ===== */
+
+/* A filter, as a netlink dump parses one into a stack local. */
+struct test_filter {
+	u32 table;
+	u32 flags;
+};
+
+static DEFINE_SPINLOCK(test_filter_lock);
+
+/* Work between parsing and filtering: some 2,000 instructions. */
+static noinline u32 test_busy(unsigned int n)
+{
+	u32 sum = 0;
+	unsigned int i;
+
+	/* Volatile: the call is not dropped, though its result is. */
+	for (i = 0; i < n; i++) {
+		sum += i;
+		asm volatile("" : "+r" (sum));
+	}
+	return sum;
+}
+
+/* The filter's use, in a function of its own: a branch on a field. */
+static noinline void test_filter_branch(const u32 *field)
+{
+	asm volatile("cmpl $0, %0\n\tjz 1f\n\tnop\n1:" : : "m" (*field) : "cc");
+}
+
+/*
+ * Parse @obj's first word, never written, into a stack filter, with
+ * flags set; take a lock and work; then branch on the table (@table) or
+ * the flags.  The undefined word lives in the frame all along.
+ */
+static noinline void test_filter_dump(const u32 *obj, bool table)
+{
+	struct test_filter flt;
+	unsigned long flags;
+
+	flt.table = READ_ONCE(obj[0]);
+	flt.flags = 1;
+	spin_lock_irqsave(&test_filter_lock, flags);
+	test_busy(400);
+	spin_unlock_irqrestore(&test_filter_lock, flags);
+	test_filter_branch(table ? &flt.table : &flt.flags);
+}
+
+/*
+ * Lockdep registers a lock class at its first acquisition, in more
+ * instructions than a value is followed: take the lock once before.
+ */
+static void test_filter_lock_warm(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&test_filter_lock, flags);
+	spin_unlock_irqrestore(&test_filter_lock, flags);
+}
+
+static void test_follow_stack_late_use(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	long insns = test_counter(KMEMCHECK_COUNTER_FOLLOW_INSNS);
+
+	test_filter_lock_warm();
+	test_follow_on(test);
+	test_filter_dump(p, true);
+	EXPECT_REPORT(test, UNINIT, test_filter_branch, 4, p,
+		      .use = USE_BRANCH, .loaded = test_filter_dump);
+	expect_follow_judged(test);
+	KUNIT_EXPECT_GT(test, test_counter(KMEMCHECK_COUNTER_FOLLOW_INSNS) -
+			insns, 1000);
+}
+
+static void test_follow_stack_late_init(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_filter_lock_warm();
+	test_follow_on(test);
+	test_filter_dump(p, false);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+/*
+ * AAA is not modelled: following ends there, and undefined bits left in
+ * a register are reported at the load, with its stack, as with
+ * kmemcheck.follow=0; those left on the stack are dropped, unreported.
+ */
+static noinline void test_unmodelled_with(const u32 *p)
+{
+	asm volatile("movl (%0), %%edx\n\taaa\n\txorl %%edx, %%edx"
+		     : : "r" (p) : "eax", "edx", "memory", "cc");
+}
+
+static noinline void test_unmodelled_after(const u32 *p)
+{
+	asm volatile("movl (%0), %%edx\n\txorl %%edx, %%edx\n\taaa"
+		     : : "r" (p) : "eax", "edx", "memory", "cc");
+}
+
+static noinline void test_unmodelled_pushed(const u32 *p)
+{
+	asm volatile("movl (%0), %%edx\n\tpushl %%edx\n\txorl %%edx, %%edx\n\t"
+		     "aaa\n\tpopl %%edx\n\txorl %%edx, %%edx"
+		     : : "r" (p) : "eax", "edx", "memory", "cc");
+}
+
+#define NOT_MODELLED	"an instruction kmemcheck does not model"
+
+static void test_follow_unjudged_reported(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	long unjudged = test_counter(KMEMCHECK_COUNTER_FOLLOW_UNJUDGED);
+
+	test_follow_on(test);
+	test_unmodelled_with(p);
+	EXPECT_REPORT(test, UNINIT, test_unmodelled_with, 4, p,
+		      .unjudged = NOT_MODELLED);
+	KUNIT_EXPECT_EQ(test, test_counter(KMEMCHECK_COUNTER_FOLLOW_UNJUDGED),
+			unjudged + 1);
+}
+
+static void test_follow_unjudged_dead(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_unmodelled_after(p);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+static void test_follow_unjudged_stack_only(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	long left = test_counter(KMEMCHECK_COUNTER_FOLLOW_STACK);
+
+	test_follow_on(test);
+	test_unmodelled_pushed(p);
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_EQ(test, test_counter(KMEMCHECK_COUNTER_FOLLOW_STACK),
+			left + 1);
+}
+
+/*
+ * A value kept in a register past the bound of following (5,000 turns of
+ * a loop): reported at the load.  Its twin drops the value first.
+ */
+static noinline void test_hold_value(const u32 *p, bool drop)
+{
+	u32 n = 5000;
+
+	asm volatile("movl (%1), %%edx\n\t"
+		     "testl %2, %2\n\tjz 1f\n\txorl %%edx, %%edx\n1:\t"
+		     "decl %0\n\tjnz 1b\n\txorl %%edx, %%edx"
+		     : "+r" (n) : "r" (p), "r" ((u32)drop)
+		     : "edx", "memory", "cc");
+}
+
+static void test_follow_bound_reported(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_hold_value(p, false);
+	EXPECT_REPORT(test, UNINIT, test_hold_value, 4, p,
+		      .unjudged = "as far as kmemcheck follows a value");
+}
+
+static void test_follow_bound_dropped(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_hold_value(p, true);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+/*
+ * "a = p->x; b = q->y; if (b)": the report names q's load, not the
+ * first of the window; "if (a + b)" names p's, and says it merged two.
+ */
+static noinline void test_two_loads(const u32 *p, const u32 *q, int which)
+{
+	asm volatile("movl (%0), %%eax\n\tmovl (%1), %%edx\n\t"
+		     "cmpl $1, %2\n\tje 1f\n\tjg 2f\n\t"
+		     "testl %%eax, %%eax\n\tjmp 3f\n"
+		     "1:\ttestl %%edx, %%edx\n\tjmp 3f\n"
+		     "2:\taddl %%edx, %%eax\n"
+		     "3:\tjz 4f\n\tnop\n4:\txorl %%eax, %%eax\n\txorl %%edx, %%edx"
+		     : : "r" (p), "r" (q), "r" (which)
+		     : "eax", "edx", "memory", "cc");
+}
+
+static void test_follow_second_load(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_two_loads(p, q, 1);
+	EXPECT_REPORT(test, UNINIT, test_two_loads, 4, q,
+		      .use = USE_BRANCH, .loaded = test_two_loads);
+}
+
+static void test_follow_first_load(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_two_loads(p, q, 0);
+	EXPECT_REPORT(test, UNINIT, test_two_loads, 4, p,
+		      .use = USE_BRANCH, .loaded = test_two_loads);
+}
+
+static void test_follow_merged_loads(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_two_loads(p, q, 2);
+	EXPECT_REPORT(test, UNINIT, test_two_loads, 4, p,
+		      .use = USE_BRANCH, .loaded = test_two_loads,
+		      .merged = 2);
+}
+
+/* The twin: q initialized, "if (b)" is no use of uninit. */
+static void test_follow_second_load_init(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	WRITE_ONCE(*q, 1);
+	test_follow_on(test);
+	test_two_loads(p, q, 1);
 	EXPECT_NO_REPORT(test);
 	expect_follow_judged(test);
 }
@@ -4083,6 +4361,17 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_irqsave_used),
 	KUNIT_CASE(test_follow_irqsave_masked),
 	KUNIT_CASE(test_follow_pushf_cli),
+	KUNIT_CASE(test_follow_stack_late_use),
+	KUNIT_CASE(test_follow_stack_late_init),
+	KUNIT_CASE(test_follow_unjudged_reported),
+	KUNIT_CASE(test_follow_unjudged_dead),
+	KUNIT_CASE(test_follow_unjudged_stack_only),
+	KUNIT_CASE(test_follow_bound_reported),
+	KUNIT_CASE(test_follow_bound_dropped),
+	KUNIT_CASE(test_follow_second_load),
+	KUNIT_CASE(test_follow_first_load),
+	KUNIT_CASE(test_follow_merged_loads),
+	KUNIT_CASE(test_follow_second_load_init),
 	KUNIT_CASE(test_stack_copy_init),
 	KUNIT_CASE(test_stack_copy_uninit_8),
 	KUNIT_CASE(test_stack_copy_uninit_32),

@@ -77,6 +77,15 @@ static const char *const kmemcheck_bug_names[KMEMCHECK_BUG_TYPES] = {
 };
 
 /* What a followed value reached, in "Use of uninit value in %s". */
+/* Completes "followed N instructions, to F, and not judged: ". */
+static const char *const kmemcheck_unjudged_names[KMEMCHECK_UNJUDGED_TYPES] = {
+	[KMEMCHECK_UNJUDGED_BOUND]	= "as far as kmemcheck follows a value",
+	[KMEMCHECK_UNJUDGED_INSN]	= "an instruction kmemcheck does not model",
+	[KMEMCHECK_UNJUDGED_FAULT]	= "an exception in a followed instruction",
+	[KMEMCHECK_UNJUDGED_STACK]	= "a change of stack",
+	[KMEMCHECK_UNJUDGED_SPILL]	= "more stack words than kmemcheck follows",
+};
+
 static const char *const kmemcheck_use_names[KMEMCHECK_USE_TYPES] = {
 	[KMEMCHECK_USE_BRANCH]	= "a conditional branch",
 	[KMEMCHECK_USE_SELECT]	= "a conditional move or set",
@@ -125,6 +134,12 @@ struct kmemcheck_record {
 	bool at_use;
 	enum kmemcheck_use use;
 	unsigned long load_ip;
+	unsigned int merged;		/* loads the value merged */
+	/* For a value followed, not judged, reported at the read. */
+	bool unjudged;
+	enum kmemcheck_unjudged why;
+	unsigned int insns;		/* instructions followed */
+	unsigned long end;		/* where following ended */
 	unsigned long site;		/* the caller the report is titled with */
 	unsigned long addr;		/* first byte accessed (copy source) */
 	unsigned long dst;		/* copy destination, for infoleaks */
@@ -562,6 +577,16 @@ static void kmemcheck_fail_kunit_test(void)
 		kunit_set_failure(test);
 }
 
+/* For a report of a followed value: what became of it. */
+struct kmemcheck_followed {
+	const struct kmemcheck_load *load;
+	enum kmemcheck_use use;		/* reported at its use, */
+	bool unjudged;			/* or at the load, with: */
+	enum kmemcheck_unjudged why;
+	unsigned int insns;
+	unsigned long end;
+};
+
 /*
  * Record a report of the access whose stack is in kmemcheck_stack.  Called
  * with kmemcheck_recording set, so the stack and symbol buffers are ours.
@@ -570,8 +595,7 @@ static void kmemcheck_record(unsigned int nr_entries, unsigned long ip,
 			     enum kmemcheck_bug_type type, unsigned long addr,
 			     size_t size, unsigned long bad, unsigned long dst,
 			     enum kmemcheck_sink sink,
-			     const struct kmemcheck_load *load,
-			     enum kmemcheck_use use)
+			     const struct kmemcheck_followed *fw)
 {
 	unsigned long site = kmemcheck_site_of(kmemcheck_stack, nr_entries);
 	depot_stack_handle_t alloc_stack = kmemcheck_alloc_stack_at(bad);
@@ -607,10 +631,15 @@ static void kmemcheck_record(unsigned int nr_entries, unsigned long ip,
 	strscpy_pad(r->comm, current->comm);
 	kmemcheck_fill_object(r);
 	kmemcheck_fill_origin(r);
-	if (load) {
-		r->at_use = true;
-		r->use = use;
-		r->load_ip = load->ip;
+	if (fw) {
+		r->at_use = !fw->unjudged;
+		r->use = fw->use;
+		r->load_ip = fw->load->ip;
+		r->merged = fw->load->merged;
+		r->unjudged = fw->unjudged;
+		r->why = fw->why;
+		r->insns = fw->insns;
+		r->end = fw->end;
 		/* Written since the read, maybe: the read was of uninit. */
 		r->bad_state = KMEMCHECK_SHADOW_UNINITIALIZED;
 	}
@@ -669,7 +698,7 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 				   KMEMCHECK_STACK_DEPTH, 0);
 	kmemcheck_record(nr, regs->ip, type, addr, size, bad, dst,
 			 dst ? KMEMCHECK_SINK_MEMORY : KMEMCHECK_SINK_NONE,
-			 NULL, 0);
+			 NULL);
 	kmemcheck_stop_recording();
 }
 
@@ -687,6 +716,7 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
 			  const struct kmemcheck_load *load, unsigned long dst)
 {
+	struct kmemcheck_followed fw = { .load = load, .use = use };
 	unsigned int nr;
 
 	if (!kmemcheck_start_recording())
@@ -696,7 +726,44 @@ void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
 	kmemcheck_record(nr, regs->ip, use == KMEMCHECK_USE_USER ?
 			 KMEMCHECK_BUG_INFOLEAK : KMEMCHECK_BUG_UNINIT,
 			 load->addr, load->size, load->bad, dst,
-			 KMEMCHECK_SINK_NONE, load, use);
+			 KMEMCHECK_SINK_NONE, &fw);
+	kmemcheck_stop_recording();
+}
+
+/**
+ * kmemcheck_report_unjudged() - report a followed value at its load
+ * @load:	the first load of what was left undefined
+ * @insns:	instructions it was followed
+ * @end:	address of the instruction where following ended
+ * @why:	why it ended there
+ *
+ * Following ended before the value was used or dropped: the read is
+ * reported, titled and with the stack of the load, as with
+ * kmemcheck.follow=0, and the report says how far the value went.  Safe
+ * in any context, NMI included.
+ */
+void kmemcheck_report_unjudged(const struct kmemcheck_load *load,
+			       unsigned int insns, unsigned long end,
+			       enum kmemcheck_unjudged why)
+{
+	struct kmemcheck_followed fw = {
+		.load = load, .unjudged = true, .why = why,
+		.insns = insns, .end = end,
+	};
+	unsigned long *entries;
+	unsigned int nr = 0;
+
+	if (!kmemcheck_start_recording())
+		return;
+	if (load->stack)
+		nr = stack_depot_fetch(load->stack, &entries);
+	nr = min(nr, KMEMCHECK_STACK_DEPTH);
+	if (nr)
+		memcpy(kmemcheck_stack, entries, nr * sizeof(*entries));
+	else
+		kmemcheck_stack[nr++] = load->ip;
+	kmemcheck_record(nr, load->ip, KMEMCHECK_BUG_UNINIT, load->addr,
+			 load->size, load->bad, 0, KMEMCHECK_SINK_NONE, &fw);
 	kmemcheck_stop_recording();
 }
 
@@ -729,7 +796,7 @@ noinline void kmemcheck_report_copy(enum kmemcheck_bug_type type,
 	memmove(kmemcheck_stack, kmemcheck_stack + skip,
 		nr * sizeof(kmemcheck_stack[0]));
 	kmemcheck_record(nr, nr ? kmemcheck_stack[0] : _RET_IP_, type, addr,
-			 size, bad, dst, sink, NULL, 0);
+			 size, bad, dst, sink, NULL);
 	kmemcheck_stop_recording();
 }
 
@@ -834,6 +901,10 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 	else if (r->sink == KMEMCHECK_SINK_NONE)
 		pr_err("Read of size %zu at addr %p by task %s/%d\n", r->size,
 		       (void *)r->addr, r->comm, r->pid);
+	if (r->unjudged)
+		pr_err("Followed for %u instructions, to %pS, not judged: %s\n",
+		       r->insns, (void *)r->end,
+		       kmemcheck_unjudged_names[r->why]);
 	pr_err("First bad byte at addr %p\n", (void *)r->bad);
 	/* A user address is no secret of the kernel: print it as it is. */
 	if (r->sink == KMEMCHECK_SINK_USER)
@@ -858,8 +929,12 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 	pr_err("Call Trace:\n");
 	stack_trace_print(r->entries, r->nr_entries, 1);
 	pr_err("\n");
-	if (r->at_use) {
+	if (r->at_use && r->merged > 1)
+		pr_err("Uninit was loaded at (the first of %u loads merged):\n",
+		       r->merged);
+	else if (r->at_use)
 		pr_err("Uninit was loaded at:\n");
+	if (r->at_use) {
 		pr_err(" %pS\n", (void *)r->load_ip);
 		pr_err("\n");
 	}

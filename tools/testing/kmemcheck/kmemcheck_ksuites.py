@@ -114,10 +114,12 @@ def scenario(modules: Sequence[Module]) -> str:
 
 
 # What became of the values followed (kmemcheck.follow=1, the default):
-# judged at a use or dead, or given up unjudged ("followed to the bound").
-FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed to the bound):' "
+# judged at a use or dead, or given up unjudged: reported at the load
+# ("followed, not judged") or dropped from stack words ("... left on the
+# stack").
+FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed, not judged|followed, left on the stack):' "
 		"/sys/kernel/debug/kmemcheck/stats 2>/dev/null | sed 's/^/ksuites: stats /'")
-FOLLOW_STATS_RE = re.compile(r'ksuites: stats (uninit loads followed|followed to the bound): (\d+)')
+FOLLOW_STATS_RE = re.compile(r'ksuites: stats (uninit loads followed|followed, not judged|followed, left on the stack): (\d+)')
 
 
 def follow_stats(lines: Sequence[str]) -> str:
@@ -127,10 +129,11 @@ def follow_stats(lines: Sequence[str]) -> str:
 		m = FOLLOW_STATS_RE.search(line)
 		if m:
 			stats[m.group(1)] = int(m.group(2))
-	if len(stats) != 2:
+	if len(stats) != 3:
 		return ''
 	return (f'{stats["uninit loads followed"]} values followed, '
-		f'{stats["followed to the bound"]} not judged')
+		f'{stats["followed, not judged"]} not judged, '
+		f'{stats["followed, left on the stack"]} left on the stack')
 
 
 def module_archive(obj: str, modules: Sequence[Module], out_path: str) -> str:

@@ -265,7 +265,7 @@ static void kmemcheck_cancel_step(struct kmemcheck_cpu *kc,
 				  struct pt_regs *regs)
 {
 	if (kc->steps[kc->depth - 1].follow)
-		kmemcheck_follow_cancel();
+		kmemcheck_follow_cancel(regs, KMEMCHECK_UNJUDGED_FAULT);
 	kmemcheck_finish_step(kc, regs);
 	kmemcheck_count(KMEMCHECK_COUNTER_CANCELLED);
 }
@@ -696,7 +696,7 @@ static void kmemcheck_follow_step(struct kmemcheck_cpu *kc,
 	int ret = kmemcheck_decode_at(regs, buf, &raw, &insn);
 
 	if (ret && !(ret == -EOPNOTSUPP && kmemcheck_insn_no_memory(&raw))) {
-		kmemcheck_follow_cancel();
+		kmemcheck_follow_cancel(regs, KMEMCHECK_UNJUDGED_INSN);
 		kmemcheck_finish_step(kc, regs);
 		return;
 	}

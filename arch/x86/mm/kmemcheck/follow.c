@@ -18,7 +18,10 @@
  * shadow (globals, user space).  A store to tracked memory hands the
  * undefined bytes back to the shadow.  Following stops, with no report,
  * once no undefined bit is left; and, not judged, at an instruction the
- * model does not cover or after KMEMCHECK_FOLLOW_MAX_INSNS instructions.
+ * model does not cover, a change of stack or after
+ * KMEMCHECK_FOLLOW_MAX_INSNS instructions: then what is left in registers
+ * is reported at its load (kf_give_up()).  A report names the first load
+ * whose bits reached the use (kf_src_t).
  *
  * Each followed instruction is one single-step, with interrupts off and
  * the tracked pages it touches shown, as any kmemcheck step: its effect
@@ -31,12 +34,15 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/kmemcheck.h>
 #include <linux/kprobes.h>
 #include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/printk.h>
+#include <linux/stackdepot.h>
+#include <linux/stacktrace.h>
 #include <linux/swab.h>
 #include <linux/thread_info.h>
 #include <linux/uaccess.h>
@@ -50,10 +56,18 @@
 #include "decode.h"
 #include "follow.h"
 
-/* Instructions stepped for one value before it is given up. */
-#define KMEMCHECK_FOLLOW_MAX_INSNS	256
+/*
+ * Instructions stepped for one value before it is given up: long enough
+ * for a value kept in a stack local across a lock and a few calls.  The
+ * interrupts of the CPU wait for the window to end.
+ */
+#define KMEMCHECK_FOLLOW_MAX_INSNS	4096
 /* Stack words holding undefined bits, followed at once. */
 #define KMEMCHECK_FOLLOW_SLOTS		16
+/* Loads of uninitialized memory told apart in one window; see kf_load(). */
+#define KMEMCHECK_FOLLOW_LOADS		8
+/* Frames kept of the stack of a load, for a report made at the load. */
+#define KMEMCHECK_FOLLOW_DEPTH		16
 
 /* The flags an arithmetic instruction computes. */
 #define KF_CF		X86_EFLAGS_CF
@@ -67,10 +81,20 @@
 /* Registers by their ModRM number. */
 enum { KF_AX, KF_CX, KF_DX, KF_BX, KF_SP, KF_BP, KF_SI, KF_DI };
 
+/*
+ * Where undefined bits came from: one bit per load of uninitialized memory
+ * in kmemcheck_follow.load[], kept for each register, the flags and each
+ * stack word.  A result takes the loads of all the undefined inputs of
+ * the instruction that computed it (Valgrind's origin tracking keeps one
+ * origin per value; the first one is what a report names).
+ */
+typedef u8 kf_src_t;
+
 /* A stack word with undefined bits, spilled while following. */
 struct kmemcheck_slot {
 	unsigned long addr;		/* 4-byte aligned */
 	u32 undef;
+	kf_src_t src;
 };
 
 /*
@@ -80,6 +104,7 @@ struct kmemcheck_slot {
 enum kf_irq {
 	KF_IRQ_SAME,			/* unchanged */
 	KF_IRQ_OFF,			/* CLI */
+	KF_IRQ_ON,			/* STI */
 	KF_IRQ_POPPED,			/* POPF: as the word popped had it */
 	KF_IRQ_PUSHED,			/* PUSHF: the word pushed must show it */
 };
@@ -89,8 +114,12 @@ struct kmemcheck_follow {
 	bool active;
 	bool used;			/* reported: stop after this insn */
 	unsigned int insns;
+	unsigned long stack;		/* the stack it runs on, THREAD_SIZE aligned */
 	u32 reg[8];			/* undefined bits, by ModRM number */
+	kf_src_t reg_src[8];
 	u32 flags;			/* undefined KF_ARITH flags */
+	kf_src_t flags_src;
+	kf_src_t src;			/* loads the stepped insn read */
 	struct kmemcheck_slot slot[KMEMCHECK_FOLLOW_SLOTS];
 	/*
 	 * The store of the instruction being stepped, recorded when the
@@ -103,10 +132,13 @@ struct kmemcheck_follow {
 	/* What the stepped instruction does to the interrupt flag. */
 	enum kf_irq irq;
 	unsigned long popped_if;	/* KF_IRQ_POPPED: the code's IF */
-	struct kmemcheck_load load;
+	unsigned int nr_loads;
+	struct kmemcheck_load load[KMEMCHECK_FOLLOW_LOADS];
 };
 
 static DEFINE_PER_CPU(struct kmemcheck_follow, kmemcheck_follow);
+/* Its state before the instruction being modelled, if the model gives up. */
+static DEFINE_PER_CPU(struct kmemcheck_follow, kmemcheck_follow_before);
 
 /* An operand of a modelled instruction. */
 struct kf_opnd {
@@ -126,6 +158,41 @@ static u32 kf_mask(unsigned int size)
 static u32 kf_smear(u32 undef)
 {
 	return undef ? ~((undef & -undef) - 1) : 0;
+}
+
+/* Register @n's undefined bits, as an input of the insn modelled. */
+static u32 kf_reg(struct kmemcheck_follow *f, unsigned int n)
+{
+	if (f->reg[n])
+		f->src |= f->reg_src[n];
+	return f->reg[n];
+}
+
+/* The loads of a result: those of the inputs, or, for a merge, as before. */
+static kf_src_t kf_result_src(struct kmemcheck_follow *f, u32 undef,
+			      kf_src_t old)
+{
+	return undef ? (f->src ?: old) : 0;
+}
+
+static void kf_set_reg(struct kmemcheck_follow *f, unsigned int n, u32 undef)
+{
+	f->reg_src[n] = kf_result_src(f, undef, f->reg_src[n]);
+	f->reg[n] = undef;
+}
+
+/* The undefined flags among @mask, as an input. */
+static u32 kf_rflags(struct kmemcheck_follow *f, u32 mask)
+{
+	if (f->flags & mask)
+		f->src |= f->flags_src;
+	return f->flags & mask;
+}
+
+static void kf_set_flags(struct kmemcheck_follow *f, u32 undef)
+{
+	f->flags_src = kf_result_src(f, undef, f->flags_src);
+	f->flags = undef;
 }
 
 static unsigned long *kf_regp(struct pt_regs *regs, unsigned int n)
@@ -169,9 +236,11 @@ static u32 kf_stack_load(struct kmemcheck_follow *f, unsigned long addr,
 	for (i = 0; i < size; i++) {
 		struct kmemcheck_slot *s = kf_slot(f, (addr + i) & ~3UL);
 
-		if (s)
-			undef |= ((s->undef >> (8 * ((addr + i) & 3))) &
-				  0xff) << (8 * i);
+		u32 byte = s ? (s->undef >> (8 * ((addr + i) & 3))) & 0xff : 0;
+
+		if (byte)
+			f->src |= s->src;
+		undef |= byte << (8 * i);
 	}
 	return undef;
 }
@@ -199,27 +268,84 @@ static bool kf_stack_store(struct kmemcheck_follow *f, unsigned long addr,
 		if (!s)
 			return false;
 		s->undef = (s->undef & ~(0xffU << shift)) | (byte << shift);
+		s->src = kf_result_src(f, s->undef, s->src);
 	}
 	return true;
+}
+
+/*
+ * Add a load by the instruction at @ip, of @size bytes at @addr, the first
+ * uninitialized at @bad, with the stack of @regs: a report made at the
+ * load, if following ends unjudged, has its stack.
+ */
+static void kf_new_load(struct kmemcheck_follow *f, struct pt_regs *regs,
+			unsigned long ip, unsigned long addr, unsigned int size,
+			unsigned long bad)
+{
+	unsigned long entries[KMEMCHECK_FOLLOW_DEPTH];
+	struct kmemcheck_load *l = &f->load[f->nr_loads++];
+	unsigned int nr;
+
+	l->ip = ip;
+	l->addr = addr;
+	l->size = size;
+	l->bad = bad;
+	l->merged = 1;
+	/* No allocation: this may be a fault in the page allocator. */
+	nr = stack_trace_save_regs(regs, entries, ARRAY_SIZE(entries), 0);
+	l->stack = stack_depot_save_flags(entries, nr, GFP_NOWAIT, 0);
+}
+
+/*
+ * Note a load of @undef bits of @size bytes at @addr, by the instruction
+ * at @regs->ip; return its bit.  An instruction is one load however much
+ * it reads (both words of CMPXCHG8B, the elements of a REP string, a
+ * loop's turns).  The loads after KMEMCHECK_FOLLOW_LOADS count as the
+ * last one: a report names the first load of a value, and says how many
+ * it merged, at least.
+ */
+static kf_src_t kf_load(struct kmemcheck_follow *f, struct pt_regs *regs,
+			unsigned long addr, unsigned int size, u32 undef)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_loads; i++) {
+		if (f->load[i].ip == regs->ip)
+			return BIT(i);
+	}
+	if (f->nr_loads == KMEMCHECK_FOLLOW_LOADS)
+		return BIT(KMEMCHECK_FOLLOW_LOADS - 1);
+	kf_new_load(f, regs, regs->ip, addr, size, addr + __ffs(undef) / 8);
+	return BIT(f->nr_loads - 1);
 }
 
 /* The undefined bits of @size bytes of memory at @addr. */
 static u32 kf_mem_undef(struct kmemcheck_follow *f, struct pt_regs *regs,
 			unsigned long addr, unsigned int size)
 {
+	u32 undef;
+
 	if (kf_on_stack(regs, addr))
 		return kf_stack_load(f, addr, size);
 	if (addr < TASK_SIZE_MAX)
 		return 0;
-	return kmemcheck_value_load(regs, addr, size);
+	undef = kmemcheck_value_load(regs, addr, size);
+	if (undef)
+		f->src |= kf_load(f, regs, addr, size, undef);
+	return undef;
 }
 
 static u32 kf_undef(struct kmemcheck_follow *f, struct pt_regs *regs,
 		    const struct kf_opnd *o)
 {
+	u32 undef;
+
 	switch (o->kind) {
 	case KF_REG:
-		return (f->reg[o->reg] >> o->shift) & kf_mask(o->size);
+		undef = (f->reg[o->reg] >> o->shift) & kf_mask(o->size);
+		if (undef)
+			f->src |= f->reg_src[o->reg];
+		return undef;
 	case KF_MEM:
 		return kf_mem_undef(f, regs, o->addr, o->size) &
 		       kf_mask(o->size);
@@ -247,12 +373,32 @@ static bool kf_value(struct pt_regs *regs, const struct kf_opnd *o, u32 *val)
 	}
 }
 
+/*
+ * The first load among @src, in the order the window met them, and how
+ * many @src merged.  The first load of the window if @src is empty, for
+ * an input the model does not trace.
+ */
+static struct kmemcheck_load kf_first_load(const struct kmemcheck_follow *f,
+					   kf_src_t src)
+{
+	struct kmemcheck_load load;
+
+	src &= BIT(f->nr_loads) - 1;
+	load = f->load[src ? __ffs(src) : 0];
+	load.merged = max(hweight8(src), 1);
+	return load;
+}
+
+/* The instruction modelled uses the undefined bits it read: report. */
 static void kf_use(struct kmemcheck_follow *f, struct pt_regs *regs,
 		   enum kmemcheck_use use, unsigned long dst)
 {
+	struct kmemcheck_load load;
+
 	if (f->used)
 		return;
-	kmemcheck_report_use(regs, use, &f->load, dst);
+	load = kf_first_load(f, f->src);
+	kmemcheck_report_use(regs, use, &load, dst);
 	f->used = true;
 }
 
@@ -279,8 +425,8 @@ static void kf_write(struct kmemcheck_follow *f, struct pt_regs *regs,
 	u32 mask = kf_mask(o->size);
 
 	if (o->kind == KF_REG)
-		f->reg[o->reg] = (f->reg[o->reg] & ~(mask << o->shift)) |
-				 ((undef & mask) << o->shift);
+		kf_set_reg(f, o->reg, (f->reg[o->reg] & ~(mask << o->shift)) |
+				 ((undef & mask) << o->shift));
 	else if (o->kind == KF_MEM)
 		kf_store(f, regs, o->addr, o->size, undef & mask);
 }
@@ -334,13 +480,13 @@ static u32 kf_addr_undef(struct kmemcheck_follow *f, const struct insn *insn)
 	if (!insn->modrm.nbytes || mod == 3)
 		return 0;
 	if (rm != 4)
-		return mod == 0 && rm == 5 ? 0 : f->reg[rm];
+		return mod == 0 && rm == 5 ? 0 : kf_reg(f, rm);
 	base = X86_SIB_BASE(insn->sib.value);
 	index = X86_SIB_INDEX(insn->sib.value);
 	if (!(mod == 0 && base == 5))
-		undef |= f->reg[base];
+		undef |= kf_reg(f, base);
 	if (index != 4)
-		undef |= f->reg[index] << X86_SIB_SCALE(insn->sib.value);
+		undef |= kf_reg(f, index) << X86_SIB_SCALE(insn->sib.value);
 	return undef;
 }
 
@@ -411,7 +557,7 @@ static void kf_alu(struct kmemcheck_follow *f, struct pt_regs *regs,
 			break;
 		}
 		res = ua | ub;
-		if ((op == KF_ADC || op == KF_SBB) && (f->flags & KF_CF))
+		if ((op == KF_ADC || op == KF_SBB) && kf_rflags(f, KF_CF))
 			res |= 1;
 		res = kf_smear(res) & mask;
 		flags = res ? KF_ARITH : 0;
@@ -424,7 +570,7 @@ static void kf_alu(struct kmemcheck_follow *f, struct pt_regs *regs,
 			kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
 		break;
 	}
-	f->flags = (f->flags & ~KF_ARITH) | flags;
+	kf_set_flags(f, (f->flags & ~KF_ARITH) | flags);
 	if (op != KF_CMP && op != KF_TEST)
 		kf_write(f, regs, d, res);
 }
@@ -473,7 +619,7 @@ static bool kf_cc_true(unsigned long flags, unsigned int cc)
 /* Does condition @cc read an undefined flag?  Then it is a use. */
 static bool kf_cc_undef(struct kmemcheck_follow *f, unsigned int cc)
 {
-	return f->flags & kf_cc_flags[cc & 15];
+	return kf_rflags(f, kf_cc_flags[cc & 15]);
 }
 
 /* Shifts and rotates, group 2, by @count (undefined bits @ucount). */
@@ -488,7 +634,7 @@ static void kf_shift(struct kmemcheck_follow *f, struct pt_regs *regs,
 	if (ucount & 31) {
 		/* Valgrind's rule: an undefined count, an undefined result. */
 		kf_write(f, regs, d, mask);
-		f->flags |= KF_ARITH;
+		kf_set_flags(f, f->flags | KF_ARITH);
 		return;
 	}
 	if (!count)
@@ -515,12 +661,12 @@ static void kf_shift(struct kmemcheck_follow *f, struct pt_regs *regs,
 			res |= mask & ~(mask >> min(count, bits - 1));
 		break;
 	default:	/* RCL, RCR: through CF */
-		res = (u || (f->flags & KF_CF)) ? mask : 0;
+		res = (u || kf_rflags(f, KF_CF)) ? mask : 0;
 		break;
 	}
 	res &= mask;
 	kf_write(f, regs, d, res);
-	f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+	kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
 }
 
 /* Everything undefined if anything is: MUL, BSF, POPCNT and the like. */
@@ -532,7 +678,7 @@ static u32 kf_all_or_none(u32 undef, unsigned int size)
 static void kf_push(struct kmemcheck_follow *f, struct pt_regs *regs,
 		    unsigned int size, u32 undef)
 {
-	if (f->reg[KF_SP])
+	if (kf_reg(f, KF_SP))
 		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
 	kf_store(f, regs, regs->sp - size, size, undef);
 }
@@ -540,7 +686,7 @@ static void kf_push(struct kmemcheck_follow *f, struct pt_regs *regs,
 static u32 kf_pop(struct kmemcheck_follow *f, struct pt_regs *regs,
 		  unsigned int size)
 {
-	if (f->reg[KF_SP])
+	if (kf_reg(f, KF_SP))
 		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
 	return kf_stack_load(f, regs->sp, size);
 }
@@ -599,34 +745,38 @@ static bool kf_group3(struct kmemcheck_follow *f, struct pt_regs *regs,
 		if (rm->kind == KF_MEM && u)
 			kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
 		kf_write(f, regs, rm, kf_smear(u));
-		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
 		return true;
 	case 4:		/* MUL, IMUL: %edx:%eax = %eax * r/m */
 	case 5:
+		if (ua & kf_mask(size))
+			kf_reg(f, KF_AX);
 		any = u | (ua & kf_mask(size));
 		if (size == 1) {
-			f->reg[KF_AX] = (ua & ~0xffffU) | kf_all_or_none(any, 2);
+			kf_set_reg(f, KF_AX, (ua & ~0xffffU) | kf_all_or_none(any, 2));
 		} else {
-			f->reg[KF_AX] = (ua & ~kf_mask(size)) |
-					kf_all_or_none(any, size);
-			f->reg[KF_DX] = (ud & ~kf_mask(size)) |
-					kf_all_or_none(any, size);
+			kf_set_reg(f, KF_AX, (ua & ~kf_mask(size)) |
+					kf_all_or_none(any, size));
+			kf_set_reg(f, KF_DX, (ud & ~kf_mask(size)) |
+					kf_all_or_none(any, size));
 		}
-		f->flags = (f->flags & ~KF_ARITH) | (any ? KF_ARITH : 0);
+		kf_set_flags(f, (f->flags & ~KF_ARITH) | (any ? KF_ARITH : 0));
 		return true;
 	default:	/* DIV, IDIV */
 		if (u)
 			kf_use(f, regs, KMEMCHECK_USE_DIVISOR, 0);
-		any = (ua | (size > 1 ? ud : 0)) & kf_mask(size == 1 ? 2 : size);
+		any = (kf_reg(f, KF_AX) |
+		       (size > 1 ? kf_reg(f, KF_DX) : 0)) &
+		      kf_mask(size == 1 ? 2 : size);
 		if (size == 1) {
-			f->reg[KF_AX] = (ua & ~0xffffU) | kf_all_or_none(any, 2);
+			kf_set_reg(f, KF_AX, (ua & ~0xffffU) | kf_all_or_none(any, 2));
 		} else {
-			f->reg[KF_AX] = (ua & ~kf_mask(size)) |
-					kf_all_or_none(any, size);
-			f->reg[KF_DX] = (ud & ~kf_mask(size)) |
-					kf_all_or_none(any, size);
+			kf_set_reg(f, KF_AX, (ua & ~kf_mask(size)) |
+					kf_all_or_none(any, size));
+			kf_set_reg(f, KF_DX, (ud & ~kf_mask(size)) |
+					kf_all_or_none(any, size));
 		}
-		f->flags |= KF_ARITH;
+		kf_set_flags(f, f->flags | KF_ARITH);
 		return true;
 	}
 }
@@ -638,7 +788,7 @@ static void kf_bit(struct kmemcheck_follow *f, struct pt_regs *regs,
 	u32 u = kf_undef(f, regs, d);
 
 	bit &= 8 * d->size - 1;
-	f->flags = (f->flags & ~KF_CF) | ((u & BIT(bit)) ? KF_CF : 0);
+	kf_set_flags(f, (f->flags & ~KF_CF) | ((u & BIT(bit)) ? KF_CF : 0));
 	if (op == 5 || op == 6)		/* BTS, BTR */
 		kf_write(f, regs, d, u & ~BIT(bit));
 	else if (op == 7)		/* BTC */
@@ -705,8 +855,8 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		return true;
 	}
 	if (op1 >= 0xc8 && op1 <= 0xcf) {		/* BSWAP */
-		u = f->reg[op1 - 0xc8];
-		f->reg[op1 - 0xc8] = swab32(u);
+		u = kf_reg(f, op1 - 0xc8);
+		kf_set_reg(f, op1 - 0xc8, swab32(u));
 		return true;
 	}
 	switch (op1) {
@@ -715,14 +865,14 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0x1f:	/* NOP r/m */
 		return true;
 	case 0x31:	/* RDTSC */
-		f->reg[KF_AX] = 0;
-		f->reg[KF_DX] = 0;
+		kf_set_reg(f, KF_AX, 0);
+		kf_set_reg(f, KF_DX, 0);
 		return true;
 	case 0xa2:	/* CPUID */
-		f->reg[KF_AX] = 0;
-		f->reg[KF_BX] = 0;
-		f->reg[KF_CX] = 0;
-		f->reg[KF_DX] = 0;
+		kf_set_reg(f, KF_AX, 0);
+		kf_set_reg(f, KF_BX, 0);
+		kf_set_reg(f, KF_CX, 0);
+		kf_set_reg(f, KF_DX, 0);
 		return true;
 	case 0xae:	/* fences; CLFLUSH */
 		return X86_MODRM_MOD(insn->modrm.value) == 3 ? reg >= 5 :
@@ -746,7 +896,7 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_modrm_reg(insn, opsz);
 		u = kf_undef(f, regs, &rm) | kf_undef(f, regs, &r);
 		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
-		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
 		return true;
 	case 0xa3:	/* BT, BTS, BTR, BTC r/m, reg */
 	case 0xab:
@@ -775,9 +925,9 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_modrm_reg(insn, opsz);
 		u = kf_undef(f, regs, &rm) | kf_undef(f, regs, &r);
 		if (op1 & 1)
-			u |= f->reg[KF_CX] & 31;
+			u |= kf_reg(f, KF_CX) & 31;
 		kf_write(f, regs, &rm, kf_all_or_none(u, opsz));
-		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
 		return true;
 	case 0xb0:	/* CMPXCHG */
 	case 0xb1:
@@ -804,7 +954,7 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_modrm_reg(insn, opsz);
 		u = kf_undef(f, regs, &rm);
 		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
-		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
 		return true;
 	case 0xc7:	/* CMPXCHG8B */
 		if (reg != 1 || !ki->nr)
@@ -816,17 +966,17 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		 * compared: its ZF decides nothing (see fault.c).
 		 */
 		if (regs->ip != (unsigned long)atomic64_set_cx8 &&
-		    (u || f->reg[KF_AX] || f->reg[KF_DX]))
-			f->flags |= KF_ZF;
+		    (u || kf_reg(f, KF_AX) || kf_reg(f, KF_DX)))
+			kf_set_flags(f, f->flags | KF_ZF);
 		else
-			f->flags &= ~KF_ZF;
+			kf_set_flags(f, f->flags & ~KF_ZF);
 		f->store = false;
 		kf_store(f, regs, ki->access[0].addr, 8,
-			 f->reg[KF_BX] | (u64)f->reg[KF_CX] << 32);
+			 kf_reg(f, KF_BX) | (u64)kf_reg(f, KF_CX) << 32);
 		f->cmpxchg = f->store;
 		/* %edx:%eax end with the old value, as CMPXCHG's accumulator. */
-		f->reg[KF_AX] = kf_mem_undef(f, regs, ki->access[0].addr, 4);
-		f->reg[KF_DX] = kf_mem_undef(f, regs, ki->access[0].addr + 4, 4);
+		kf_set_reg(f, KF_AX, kf_mem_undef(f, regs, ki->access[0].addr, 4));
+		kf_set_reg(f, KF_DX, kf_mem_undef(f, regs, ki->access[0].addr + 4, 4));
 		return true;
 	}
 	return false;
@@ -842,9 +992,9 @@ static bool kf_string(struct kmemcheck_follow *f, struct pt_regs *regs,
 	struct kf_opnd acc = kf_reg_opnd(KF_AX, size);
 	u32 u;
 
-	if ((ki->flags & KMEMCHECK_INSN_REP) && f->reg[KF_CX])
+	if ((ki->flags & KMEMCHECK_INSN_REP) && kf_reg(f, KF_CX))
 		kf_use(f, regs, KMEMCHECK_USE_COUNT, 0);
-	if (f->reg[KF_SI] || f->reg[KF_DI])
+	if (kf_reg(f, KF_SI) || kf_reg(f, KF_DI))
 		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
 	if (!ki->nr)
 		return true;
@@ -870,9 +1020,28 @@ static bool kf_string(struct kmemcheck_follow *f, struct pt_regs *regs,
 			u |= kf_mem_undef(f, regs, ki->access[1].addr, size);
 		else
 			u |= kf_undef(f, regs, &acc);
-		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
 		return true;
 	}
+}
+
+/*
+ * STI holds interrupts off for one more instruction: "sti; hlt" must not
+ * take the wakeup before it halts, nor "sti; sysexit" an interrupt on the
+ * kernel stack with user registers.  A step would end that shadow: with
+ * such an instruction next, the window ends at STI, which runs as it is.
+ * Elsewhere STI is modelled as CLI is: the code's flag, not the real one.
+ */
+static bool kf_sti_shadowed(const struct pt_regs *regs)
+{
+	u8 next[3];
+
+	if (copy_from_kernel_nofault(next, (void *)(regs->ip + 1),
+				     sizeof(next)))
+		return true;
+	return next[0] == 0xf4 ||					/* HLT */
+	       (next[0] == 0x0f && next[1] == 0x35) ||			/* SYSEXIT */
+	       (next[0] == 0x0f && next[1] == 0x01 && next[2] == 0xc9);	/* MWAIT */
 }
 
 /*
@@ -904,12 +1073,12 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_reg_opnd(op0 & 7, opsz);
 		u = kf_undef(f, regs, &r);
 		kf_write(f, regs, &r, kf_smear(u));
-		f->flags = (f->flags & ~(KF_ARITH & ~KF_CF)) |
-			   (u ? KF_ARITH & ~KF_CF : 0);
+		kf_set_flags(f, (f->flags & ~(KF_ARITH & ~KF_CF)) |
+			   (u ? KF_ARITH & ~KF_CF : 0));
 		return true;
 	}
 	if (op0 >= 0x50 && op0 <= 0x57) {		/* PUSH r32 */
-		kf_push(f, regs, opsz, f->reg[op0 & 7] & kf_mask(opsz));
+		kf_push(f, regs, opsz, kf_reg(f, op0 & 7) & kf_mask(opsz));
 		return true;
 	}
 	if (op0 >= 0x58 && op0 <= 0x5f) {		/* POP r32 */
@@ -923,9 +1092,8 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		return true;
 	}
 	if (op0 >= 0x91 && op0 <= 0x97) {		/* XCHG %eax, r32 */
-		u = f->reg[KF_AX];
-		f->reg[KF_AX] = f->reg[op0 & 7];
-		f->reg[op0 & 7] = u;
+		swap(f->reg[KF_AX], f->reg[op0 & 7]);
+		swap(f->reg_src[KF_AX], f->reg_src[op0 & 7]);
 		return true;
 	}
 	if (op0 >= 0xb0 && op0 <= 0xbf) {		/* MOV r, imm */
@@ -948,7 +1116,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_modrm_reg(insn, opsz);
 		u = kf_undef(f, regs, &rm);
 		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
-		f->flags = (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0);
+		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
 		return true;
 	case 0x80:	/* group 1 r/m, imm */
 	case 0x81:
@@ -1010,25 +1178,25 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0x90:	/* NOP, PAUSE */
 		return true;
 	case 0x98:	/* CBW, CWDE */
-		u = f->reg[KF_AX] & kf_mask(opsz / 2);
+		u = kf_reg(f, KF_AX) & kf_mask(opsz / 2);
 		if (u & BIT(4 * opsz - 1))
 			u |= kf_mask(opsz) & ~kf_mask(opsz / 2);
-		f->reg[KF_AX] = (f->reg[KF_AX] & ~kf_mask(opsz)) | u;
+		kf_set_reg(f, KF_AX, (f->reg[KF_AX] & ~kf_mask(opsz)) | u);
 		return true;
 	case 0x99:	/* CWD, CDQ */
-		u = (f->reg[KF_AX] & BIT(8 * opsz - 1)) ? kf_mask(opsz) : 0;
-		f->reg[KF_DX] = (f->reg[KF_DX] & ~kf_mask(opsz)) | u;
+		u = (kf_reg(f, KF_AX) & BIT(8 * opsz - 1)) ? kf_mask(opsz) : 0;
+		kf_set_reg(f, KF_DX, (f->reg[KF_DX] & ~kf_mask(opsz)) | u);
 		return true;
 	case 0x9c:	/* PUSHF: the arithmetic flags, undefined or not */
 		if (opsz != 4)
 			return false;
-		kf_push(f, regs, 4, f->flags);
+		kf_push(f, regs, 4, kf_rflags(f, KF_ARITH));
 		f->irq = KF_IRQ_PUSHED;
 		return true;
 	case 0x9d:	/* POPF */
 		if (opsz != 4)
 			return false;
-		f->flags = kf_pop(f, regs, 4) & KF_ARITH;
+		kf_set_flags(f, kf_pop(f, regs, 4) & KF_ARITH);
 		/*
 		 * The code's IF is kept; the step pops ours, with TF set,
 		 * so that it traps and interrupts stay off.  POPF cannot
@@ -1042,19 +1210,19 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0xfa:	/* CLI */
 		f->irq = KF_IRQ_OFF;
 		return true;
-	/*
-	 * Not STI: it holds interrupts off for one more instruction, as
-	 * native_safe_halt()'s "sti; hlt" needs, and a step would end
-	 * that.  The window ends there, and STI runs as it is.
-	 */
+	case 0xfb:	/* STI */
+		if (kf_sti_shadowed(regs))
+			return false;
+		f->irq = KF_IRQ_ON;
+		return true;
 	case 0x9e:	/* SAHF */
-		u = (f->reg[KF_AX] >> 8) & 0xff;
-		f->flags = (f->flags & ~(KF_ARITH & ~KF_OF)) |
-			   (u & (KF_ARITH & ~KF_OF));
+		u = (kf_reg(f, KF_AX) >> 8) & 0xff;
+		kf_set_flags(f, (f->flags & ~(KF_ARITH & ~KF_OF)) |
+			   (u & (KF_ARITH & ~KF_OF)));
 		return true;
 	case 0x9f:	/* LAHF */
-		u = (f->flags & (KF_ARITH & ~KF_OF)) ? 0xff00 : 0;
-		f->reg[KF_AX] = (f->reg[KF_AX] & ~0xff00U) | u;
+		u = kf_rflags(f, KF_ARITH & ~KF_OF) ? 0xff00 : 0;
+		kf_set_reg(f, KF_AX, (f->reg[KF_AX] & ~0xff00U) | u);
 		return true;
 	case 0xa0:	/* MOV %al/%eax, moffs and back */
 	case 0xa1:
@@ -1089,7 +1257,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		else if (op0 <= 0xd1)
 			kf_shift(f, regs, reg, &rm, 1, 0);
 		else
-			kf_shift(f, regs, reg, &rm, regs->cx, f->reg[KF_CX]);
+			kf_shift(f, regs, reg, &rm, regs->cx, kf_reg(f, KF_CX));
 		return true;
 	case 0xc2:	/* RET imm16, RET */
 	case 0xc3:
@@ -1103,21 +1271,21 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		kf_write(f, regs, &rm, 0);
 		return true;
 	case 0xc9:	/* LEAVE */
-		if (f->reg[KF_BP])
+		if (kf_reg(f, KF_BP))
 			kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
-		f->reg[KF_SP] = 0;
-		f->reg[KF_BP] = kf_stack_load(f, regs->bp, 4);
+		kf_set_reg(f, KF_SP, 0);
+		kf_set_reg(f, KF_BP, kf_stack_load(f, regs->bp, 4));
 		return true;
 	case 0xd7:	/* XLAT */
-		if (f->reg[KF_BX] || (f->reg[KF_AX] & 0xff))
+		if (kf_reg(f, KF_BX) || (kf_reg(f, KF_AX) & 0xff))
 			kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
-		f->reg[KF_AX] &= ~0xffU;
+		kf_set_reg(f, KF_AX, f->reg[KF_AX] & ~0xffU);
 		return true;
 	case 0xe0:	/* LOOPNE, LOOPE, LOOP, JECXZ */
 	case 0xe1:
 	case 0xe2:
 	case 0xe3:
-		if (f->reg[KF_CX] ||
+		if (kf_reg(f, KF_CX) ||
 		    (op0 < 0xe2 && kf_cc_undef(f, 4)))
 			kf_use(f, regs, KMEMCHECK_USE_BRANCH, 0);
 		return true;
@@ -1132,7 +1300,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0xfc:
 	case 0xfd:
 		if (op0 == 0xf8 || op0 == 0xf9)
-			f->flags &= ~KF_CF;
+			kf_set_flags(f, f->flags & ~KF_CF);
 		return true;
 	case 0xf6:	/* group 3 */
 	case 0xf7:
@@ -1150,8 +1318,8 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 			if (rm.kind == KF_MEM && u)
 				kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
 			kf_write(f, regs, &rm, kf_smear(u));
-			f->flags = (f->flags & ~(KF_ARITH & ~KF_CF)) |
-				   (u ? KF_ARITH & ~KF_CF : 0);
+			kf_set_flags(f, (f->flags & ~(KF_ARITH & ~KF_CF)) |
+				   (u ? KF_ARITH & ~KF_CF : 0));
 			return true;
 		case 2:	/* CALL r/m */
 		case 4:	/* JMP r/m */
@@ -1199,26 +1367,64 @@ static void kf_stop(struct kmemcheck_follow *f, enum kmemcheck_counter why)
 }
 
 /*
+ * Following ends before a judgement.  Undefined bits left in registers or
+ * flags are reported at their first load, as with kmemcheck.follow=0, and
+ * the report says how far they went.  Bits left only in stack words are
+ * dropped, unreported: padding copied into a local lives as long as its
+ * frame, and is no bug.  Both are counted.
+ */
+static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
+		       enum kmemcheck_unjudged why)
+{
+	struct kmemcheck_load load;
+	kf_src_t src = 0;
+	bool live = f->flags;
+	unsigned int i;
+
+	if (f->flags)
+		src |= f->flags_src;
+	for (i = 0; i < 8; i++) {
+		if (f->reg[i]) {
+			src |= f->reg_src[i];
+			live = true;
+		}
+	}
+	if (!live) {
+		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_STACK);
+		return;
+	}
+	load = kf_first_load(f, src);
+	kmemcheck_report_unjudged(&load, f->insns, regs->ip, why);
+	kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_UNJUDGED);
+}
+
+/*
  * Model @insn for @f.  Returns false, with nothing changed, if the model
  * does not cover it.
  */
 static bool kf_step(struct kmemcheck_follow *f, struct pt_regs *regs,
 		    const struct insn *insn, const struct kmemcheck_insn *ki)
 {
-	struct kmemcheck_follow before;
+	struct kmemcheck_follow *before = this_cpu_ptr(&kmemcheck_follow_before);
 
-	/* The stack is far from every tracked page: one copy is cheap. */
-	memcpy(&before, f, sizeof(before));
+	*before = *f;
+	f->src = 0;
 	f->store = false;
 	f->cmpxchg = false;
 	f->irq = KF_IRQ_SAME;
 	if (!kf_model(f, regs, insn, ki)) {
-		memcpy(f, &before, sizeof(*f));
+		*f = *before;
 		return false;
 	}
 	f->insns++;
 	kmemcheck_count(KMEMCHECK_COUNTER_FOLLOW_INSNS);
 	return true;
+}
+
+/* The stack @regs runs on, to tell when the code leaves it. */
+static unsigned long kf_stack_of(const struct pt_regs *regs)
+{
+	return regs->sp & ~(THREAD_SIZE - 1);
 }
 
 /**
@@ -1254,10 +1460,10 @@ bool kmemcheck_follow_start(struct pt_regs *regs, const struct insn *insn,
 		return false;
 
 	memset(f, 0, sizeof(*f));
-	f->load.ip = regs->ip;
-	f->load.addr = ki->access[i].addr;
-	f->load.size = ki->access[i].size;
-	f->load.bad = bad;
+	f->stack = kf_stack_of(regs);
+	/* The model finds it again: the same instruction. */
+	kf_new_load(f, regs, regs->ip, ki->access[i].addr, ki->access[i].size,
+		    bad);
 	if (!kf_step(f, regs, insn, ki))
 		return false;
 	f->active = true;
@@ -1283,6 +1489,9 @@ static void kf_retire_irq(struct kmemcheck_follow *f, struct pt_regs *regs,
 		break;
 	case KF_IRQ_OFF:
 		*flags &= ~X86_EFLAGS_IF;
+		break;
+	case KF_IRQ_ON:
+		*flags |= X86_EFLAGS_IF;
 		break;
 	case KF_IRQ_POPPED:
 		*flags = (*flags & ~X86_EFLAGS_IF) | f->popped_if;
@@ -1320,23 +1529,22 @@ bool kmemcheck_follow_copy(struct pt_regs *regs, unsigned long ip,
 
 	if (f->active)
 		return false;
-	memset(f, 0, sizeof(*f));
-	for (i = 0; i < size; i++) {
-		u8 undef = kmemcheck_value_undef(src + i);
-
-		if (!undef)
-			continue;
-		if (!bad)
+	for (i = 0; i < size && !bad; i++) {
+		if (kmemcheck_value_undef(src + i))
 			bad = src + i;
-		if (!kf_stack_store(f, dst + i, 1, undef))
-			kmemcheck_count(KMEMCHECK_COUNTER_STACK_LOST);
 	}
 	if (!bad)
 		return false;
-	f->load.ip = ip;
-	f->load.addr = src;
-	f->load.size = size;
-	f->load.bad = bad;
+	memset(f, 0, sizeof(*f));
+	f->stack = kf_stack_of(regs);
+	kf_new_load(f, regs, ip, src, size, bad);
+	f->src = BIT(0);
+	for (i = bad - src; i < size; i++) {
+		u8 undef = kmemcheck_value_undef(src + i);
+
+		if (undef && !kf_stack_store(f, dst + i, 1, undef))
+			kmemcheck_count(KMEMCHECK_COUNTER_STACK_LOST);
+	}
 	f->active = true;
 	kmemcheck_count(KMEMCHECK_COUNTER_FOLLOWED);
 	return true;
@@ -1377,10 +1585,14 @@ bool kmemcheck_follow_retire(struct pt_regs *regs, unsigned long *flags)
 
 	if (f->used)
 		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_USED);
+	else if (kf_stack_of(regs) != f->stack)
+		kf_give_up(f, regs, KMEMCHECK_UNJUDGED_STACK);
 	else if (!kf_live(f, regs))
 		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_DIED);
-	else if (!ok || f->insns >= KMEMCHECK_FOLLOW_MAX_INSNS)
-		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_BOUND);
+	else if (!ok)
+		kf_give_up(f, regs, KMEMCHECK_UNJUDGED_SPILL);
+	else if (f->insns >= KMEMCHECK_FOLLOW_MAX_INSNS)
+		kf_give_up(f, regs, KMEMCHECK_UNJUDGED_BOUND);
 	return f->active;
 }
 
@@ -1403,7 +1615,7 @@ bool kmemcheck_follow_next(struct pt_regs *regs, const struct insn *insn,
 	if (!f->active)
 		return false;
 	if (!kf_step(f, regs, insn, ki)) {
-		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_BOUND);
+		kf_give_up(f, regs, KMEMCHECK_UNJUDGED_INSN);
 		return false;
 	}
 	return true;
@@ -1412,17 +1624,20 @@ bool kmemcheck_follow_next(struct pt_regs *regs, const struct insn *insn,
 NOKPROBE_SYMBOL(kmemcheck_follow_next);
 
 /**
- * kmemcheck_follow_cancel() - the followed instruction did not complete
+ * kmemcheck_follow_cancel() - the next instruction cannot be followed
+ * @regs:	registers at its address
+ * @why:	it raised an exception, or could not be decoded
  *
- * It took a fault of its own: what it would have stored is forgotten, and
- * so is the value, which kmemcheck stops following, unjudged.
+ * What it would have stored is forgotten, and following ends there,
+ * unjudged.
  */
-void kmemcheck_follow_cancel(void)
+void kmemcheck_follow_cancel(const struct pt_regs *regs,
+			     enum kmemcheck_unjudged why)
 {
 	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
 
 	if (f->active)
-		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_BOUND);
+		kf_give_up(f, regs, why);
 }
 
 NOKPROBE_SYMBOL(kmemcheck_follow_cancel);

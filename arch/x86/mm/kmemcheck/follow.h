@@ -8,6 +8,7 @@
 #ifndef _ARCH_X86_MM_KMEMCHECK_FOLLOW_H
 #define _ARCH_X86_MM_KMEMCHECK_FOLLOW_H
 
+#include <linux/kmemcheck.h>
 #include <linux/types.h>
 
 struct insn;
@@ -21,6 +22,7 @@ bool kmemcheck_follow_copy(struct pt_regs *regs, unsigned long ip,
 bool kmemcheck_follow_retire(struct pt_regs *regs, unsigned long *flags);
 bool kmemcheck_follow_next(struct pt_regs *regs, const struct insn *insn,
 			   const struct kmemcheck_insn *ki);
-void kmemcheck_follow_cancel(void);
+void kmemcheck_follow_cancel(const struct pt_regs *regs,
+			     enum kmemcheck_unjudged why);
 
 #endif /* _ARCH_X86_MM_KMEMCHECK_FOLLOW_H */
