@@ -449,7 +449,7 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_FOLLOW_DIED,		/* ... to no use: overwritten */
 	KMEMCHECK_COUNTER_FOLLOW_USED,		/* ... to a use, reported */
 	KMEMCHECK_COUNTER_FOLLOW_UNJUDGED,	/* ... not judged: reported at the load */
-	KMEMCHECK_COUNTER_FOLLOW_STACK,		/* ... not judged, left in stack words */
+	KMEMCHECK_COUNTER_FOLLOW_DROPPED,	/* ... not judged, dropped */
 	KMEMCHECK_COUNTER_FOLLOW_INSNS,		/* instructions stepped to follow */
 	KMEMCHECK_COUNTER_PARTIAL_PAGES,	/* pages with partial bit masks */
 	KMEMCHECK_COUNTER_PARTIAL_LOST,		/* bit masks not kept: no room */

@@ -2754,18 +2754,18 @@ static void test_uninit_expected_passes_kunit_test(struct kunit *test)
 /* kmemcheck.follow as the suite found it, restored after each case. */
 static bool saved_follow;
 
-/* Values followed to the bound before the case started. */
-static long follow_bound_before;
+/* Values whose following ended unjudged before the case started. */
+static long follow_unjudged_before;
 
-static long follow_bound_count(void)
+static long follow_unjudged_count(void)
 {
 	return atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_FOLLOW_UNJUDGED]) +
-	       atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_FOLLOW_STACK]);
+	       atomic_long_read(&kmemcheck_counters[KMEMCHECK_COUNTER_FOLLOW_DROPPED]);
 }
 
 static void test_follow_on(struct kunit *test)
 {
-	follow_bound_before = follow_bound_count();
+	follow_unjudged_before = follow_unjudged_count();
 	WRITE_ONCE(kmemcheck_follow, true);
 }
 
@@ -2776,8 +2776,8 @@ static void test_follow_on(struct kunit *test)
  */
 static void expect_follow_judged(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ_MSG(test, follow_bound_count(), follow_bound_before,
-			    "a value was followed to the bound, unjudged");
+	KUNIT_EXPECT_EQ_MSG(test, follow_unjudged_count(), follow_unjudged_before,
+			    "following a value ended unjudged");
 }
 
 /* Untracked memory: a store of undefined bits there is a use. */
@@ -3542,13 +3542,13 @@ static void test_follow_unjudged_dead(struct kunit *test)
 static void test_follow_unjudged_stack_only(struct kunit *test)
 {
 	u32 *p = test_alloc(test, 8, GFP_KERNEL);
-	long left = test_counter(KMEMCHECK_COUNTER_FOLLOW_STACK);
+	long dropped = test_counter(KMEMCHECK_COUNTER_FOLLOW_DROPPED);
 
 	test_follow_on(test);
 	test_unmodelled_pushed(p);
 	EXPECT_NO_REPORT(test);
-	KUNIT_EXPECT_EQ(test, test_counter(KMEMCHECK_COUNTER_FOLLOW_STACK),
-			left + 1);
+	KUNIT_EXPECT_EQ(test, test_counter(KMEMCHECK_COUNTER_FOLLOW_DROPPED),
+			dropped + 1);
 }
 
 /*
@@ -3634,6 +3634,48 @@ static void test_follow_merged_loads(struct kunit *test)
 	EXPECT_REPORT(test, UNINIT, test_two_loads, 4, p,
 		      .use = USE_BRANCH, .loaded = test_two_loads,
 		      .merged = 2);
+}
+
+/*
+ * Flags written in part keep the loads of the rest: ADD makes CF
+ * undefined from p, INC (which leaves CF) the others from q.  JC names
+ * p's load, JZ q's.
+ */
+static noinline void test_flags_two_loads(const u32 *p, const u32 *q,
+					  bool carry)
+{
+	asm volatile("testl %2, %2\n\tjz 1f\n\t"
+		     "movl (%0), %%eax\n\tmovl (%1), %%ecx\n\t"
+		     "addl $1, %%eax\n\tincl %%ecx\n\t"
+		     "jc 2f\n\tnop\n\tjmp 2f\n"
+		     "1:\tmovl (%0), %%eax\n\tmovl (%1), %%ecx\n\t"
+		     "addl $1, %%eax\n\tincl %%ecx\n\t"
+		     "jz 2f\n\tnop\n"
+		     "2:\txorl %%eax, %%eax\n\txorl %%ecx, %%ecx"
+		     : : "r" (p), "r" (q), "r" ((u32)carry)
+		     : "eax", "ecx", "memory", "cc");
+}
+
+static void test_follow_flags_kept_load(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_flags_two_loads(p, q, true);
+	EXPECT_REPORT(test, UNINIT, test_flags_two_loads, 4, p,
+		      .use = USE_BRANCH, .loaded = test_flags_two_loads);
+}
+
+static void test_follow_flags_written_load(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_flags_two_loads(p, q, false);
+	EXPECT_REPORT(test, UNINIT, test_flags_two_loads, 4, q,
+		      .use = USE_BRANCH, .loaded = test_flags_two_loads);
 }
 
 /* The twin: q initialized, "if (b)" is no use of uninit. */
@@ -4372,6 +4414,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_first_load),
 	KUNIT_CASE(test_follow_merged_loads),
 	KUNIT_CASE(test_follow_second_load_init),
+	KUNIT_CASE(test_follow_flags_kept_load),
+	KUNIT_CASE(test_follow_flags_written_load),
 	KUNIT_CASE(test_stack_copy_init),
 	KUNIT_CASE(test_stack_copy_uninit_8),
 	KUNIT_CASE(test_stack_copy_uninit_32),

@@ -76,8 +76,7 @@ static const char *const kmemcheck_bug_names[KMEMCHECK_BUG_TYPES] = {
 	[KMEMCHECK_BUG_INFOLEAK]	= "kernel-infoleak",
 };
 
-/* What a followed value reached, in "Use of uninit value in %s". */
-/* Completes "followed N instructions, to F, and not judged: ". */
+/* Completes "Followed for N instructions, to F, not judged: ". */
 static const char *const kmemcheck_unjudged_names[KMEMCHECK_UNJUDGED_TYPES] = {
 	[KMEMCHECK_UNJUDGED_BOUND]	= "as far as kmemcheck follows a value",
 	[KMEMCHECK_UNJUDGED_INSN]	= "an instruction kmemcheck does not model",
@@ -86,6 +85,7 @@ static const char *const kmemcheck_unjudged_names[KMEMCHECK_UNJUDGED_TYPES] = {
 	[KMEMCHECK_UNJUDGED_SPILL]	= "more stack words than kmemcheck follows",
 };
 
+/* What a followed value reached, in "Use of uninit value in %s". */
 static const char *const kmemcheck_use_names[KMEMCHECK_USE_TYPES] = {
 	[KMEMCHECK_USE_BRANCH]	= "a conditional branch",
 	[KMEMCHECK_USE_SELECT]	= "a conditional move or set",
@@ -739,8 +739,9 @@ void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
  *
  * Following ended before the value was used or dropped: the read is
  * reported, titled and with the stack of the load, as with
- * kmemcheck.follow=0, and the report says how far the value went.  Safe
- * in any context, NMI included.
+ * kmemcheck.follow=0, and the report says how far the value went.
+ *
+ * Context: any context, NMI included.
  */
 void kmemcheck_report_unjudged(const struct kmemcheck_load *load,
 			       unsigned int insns, unsigned long end,
@@ -905,6 +906,9 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 		pr_err("Followed for %u instructions, to %pS, not judged: %s\n",
 		       r->insns, (void *)r->end,
 		       kmemcheck_unjudged_names[r->why]);
+	if (r->unjudged && r->merged > 1)
+		pr_err("The value merged %u loads of uninit memory: this is the first\n",
+		       r->merged);
 	pr_err("First bad byte at addr %p\n", (void *)r->bad);
 	/* A user address is no secret of the kernel: print it as it is. */
 	if (r->sink == KMEMCHECK_SINK_USER)

@@ -115,11 +115,10 @@ def scenario(modules: Sequence[Module]) -> str:
 
 # What became of the values followed (kmemcheck.follow=1, the default):
 # judged at a use or dead, or given up unjudged: reported at the load
-# ("followed, not judged") or dropped from stack words ("... left on the
-# stack").
-FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed, not judged|followed, left on the stack):' "
+# ("followed, not judged") or dropped ("followed, dropped").
+FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed, not judged|followed, dropped):' "
 		"/sys/kernel/debug/kmemcheck/stats 2>/dev/null | sed 's/^/ksuites: stats /'")
-FOLLOW_STATS_RE = re.compile(r'ksuites: stats (uninit loads followed|followed, not judged|followed, left on the stack): (\d+)')
+FOLLOW_STATS_RE = re.compile(r'ksuites: stats (uninit loads followed|followed, not judged|followed, dropped): (\d+)')
 
 
 def follow_stats(lines: Sequence[str]) -> str:
@@ -133,7 +132,7 @@ def follow_stats(lines: Sequence[str]) -> str:
 		return ''
 	return (f'{stats["uninit loads followed"]} values followed, '
 		f'{stats["followed, not judged"]} not judged, '
-		f'{stats["followed, left on the stack"]} left on the stack')
+		f'{stats["followed, dropped"]} dropped')
 
 
 def module_archive(obj: str, modules: Sequence[Module], out_path: str) -> str:

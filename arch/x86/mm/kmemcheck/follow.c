@@ -18,9 +18,9 @@
  * shadow (globals, user space).  A store to tracked memory hands the
  * undefined bytes back to the shadow.  Following stops, with no report,
  * once no undefined bit is left; and, not judged, at an instruction the
- * model does not cover, a change of stack or after
+ * model does not cover, an exception, a change of stack or after
  * KMEMCHECK_FOLLOW_MAX_INSNS instructions: then what is left in registers
- * is reported at its load (kf_give_up()).  A report names the first load
+ * is reported at its load, or dropped (kf_give_up()).  A report names the first load
  * whose bits reached the use (kf_src_t).
  *
  * Each followed instruction is one single-step, with interrupts off and
@@ -89,6 +89,7 @@ enum { KF_AX, KF_CX, KF_DX, KF_BX, KF_SP, KF_BP, KF_SI, KF_DI };
  * origin per value; the first one is what a report names).
  */
 typedef u8 kf_src_t;
+static_assert(BITS_PER_TYPE(kf_src_t) >= KMEMCHECK_FOLLOW_LOADS);
 
 /* A stack word with undefined bits, spilled while following. */
 struct kmemcheck_slot {
@@ -129,6 +130,7 @@ struct kmemcheck_follow {
 	unsigned long store_addr;
 	unsigned int store_size;
 	u64 store_undef;
+	kf_src_t store_src;
 	/* What the stepped instruction does to the interrupt flag. */
 	enum kf_irq irq;
 	unsigned long popped_if;	/* KF_IRQ_POPPED: the code's IF */
@@ -168,17 +170,29 @@ static u32 kf_reg(struct kmemcheck_follow *f, unsigned int n)
 	return f->reg[n];
 }
 
-/* The loads of a result: those of the inputs, or, for a merge, as before. */
-static kf_src_t kf_result_src(struct kmemcheck_follow *f, u32 undef,
-			      kf_src_t old)
+/*
+ * The loads of a result whose bits @fresh were computed now, from the
+ * inputs read, and whose bits @kept are undefined as they were, from @old.
+ */
+static kf_src_t kf_result_src(struct kmemcheck_follow *f, u32 fresh,
+			      u32 kept, kf_src_t old)
 {
-	return undef ? (f->src ?: old) : 0;
+	return (fresh ? (f->src ?: old) : 0) | (kept ? old : 0);
+}
+
+/* Write the bits @mask of register @n: @undef of them are undefined. */
+static void kf_write_reg(struct kmemcheck_follow *f, unsigned int n,
+			 u32 mask, u32 undef)
+{
+	u32 kept = f->reg[n] & ~mask;
+
+	f->reg_src[n] = kf_result_src(f, undef & mask, kept, f->reg_src[n]);
+	f->reg[n] = kept | (undef & mask);
 }
 
 static void kf_set_reg(struct kmemcheck_follow *f, unsigned int n, u32 undef)
 {
-	f->reg_src[n] = kf_result_src(f, undef, f->reg_src[n]);
-	f->reg[n] = undef;
+	kf_write_reg(f, n, ~0U, undef);
 }
 
 /* The undefined flags among @mask, as an input. */
@@ -189,10 +203,13 @@ static u32 kf_rflags(struct kmemcheck_follow *f, u32 mask)
 	return f->flags & mask;
 }
 
-static void kf_set_flags(struct kmemcheck_follow *f, u32 undef)
+/* Write the flags @mask: @undef of them are undefined. */
+static void kf_write_flags(struct kmemcheck_follow *f, u32 mask, u32 undef)
 {
-	f->flags_src = kf_result_src(f, undef, f->flags_src);
-	f->flags = undef;
+	u32 kept = f->flags & ~mask;
+
+	f->flags_src = kf_result_src(f, undef & mask, kept, f->flags_src);
+	f->flags = kept | (undef & mask);
 }
 
 static unsigned long *kf_regp(struct pt_regs *regs, unsigned int n)
@@ -250,6 +267,7 @@ static bool kf_stack_store(struct kmemcheck_follow *f, unsigned long addr,
 			   unsigned int size, u64 undef)
 {
 	unsigned int i, j;
+	u32 kept;
 
 	for (i = 0; i < size; i++) {
 		unsigned long word = (addr + i) & ~3UL;
@@ -263,12 +281,14 @@ static bool kf_stack_store(struct kmemcheck_follow *f, unsigned long addr,
 			if (!f->slot[j].undef) {
 				s = &f->slot[j];
 				s->addr = word;
+				s->src = 0;
 			}
 		}
 		if (!s)
 			return false;
-		s->undef = (s->undef & ~(0xffU << shift)) | (byte << shift);
-		s->src = kf_result_src(f, s->undef, s->src);
+		kept = s->undef & ~(0xffU << shift);
+		s->src = kf_result_src(f, byte, kept, s->src);
+		s->undef = kept | (byte << shift);
 	}
 	return true;
 }
@@ -293,7 +313,7 @@ static void kf_new_load(struct kmemcheck_follow *f, struct pt_regs *regs,
 	l->merged = 1;
 	/* No allocation: this may be a fault in the page allocator. */
 	nr = stack_trace_save_regs(regs, entries, ARRAY_SIZE(entries), 0);
-	l->stack = stack_depot_save_flags(entries, nr, GFP_NOWAIT, 0);
+	l->stack = stack_depot_save_flags(entries, nr, 0, 0);
 }
 
 /*
@@ -417,6 +437,7 @@ static void kf_store(struct kmemcheck_follow *f, struct pt_regs *regs,
 	f->store_addr = addr;
 	f->store_size = size;
 	f->store_undef = undef;
+	f->store_src = f->src;
 }
 
 static void kf_write(struct kmemcheck_follow *f, struct pt_regs *regs,
@@ -425,8 +446,8 @@ static void kf_write(struct kmemcheck_follow *f, struct pt_regs *regs,
 	u32 mask = kf_mask(o->size);
 
 	if (o->kind == KF_REG)
-		kf_set_reg(f, o->reg, (f->reg[o->reg] & ~(mask << o->shift)) |
-				 ((undef & mask) << o->shift));
+		kf_write_reg(f, o->reg, mask << o->shift,
+			     (undef & mask) << o->shift);
 	else if (o->kind == KF_MEM)
 		kf_store(f, regs, o->addr, o->size, undef & mask);
 }
@@ -570,7 +591,7 @@ static void kf_alu(struct kmemcheck_follow *f, struct pt_regs *regs,
 			kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
 		break;
 	}
-	kf_set_flags(f, (f->flags & ~KF_ARITH) | flags);
+	kf_write_flags(f, KF_ARITH, flags);
 	if (op != KF_CMP && op != KF_TEST)
 		kf_write(f, regs, d, res);
 }
@@ -634,7 +655,7 @@ static void kf_shift(struct kmemcheck_follow *f, struct pt_regs *regs,
 	if (ucount & 31) {
 		/* Valgrind's rule: an undefined count, an undefined result. */
 		kf_write(f, regs, d, mask);
-		kf_set_flags(f, f->flags | KF_ARITH);
+		kf_write_flags(f, KF_ARITH, KF_ARITH);
 		return;
 	}
 	if (!count)
@@ -666,7 +687,7 @@ static void kf_shift(struct kmemcheck_follow *f, struct pt_regs *regs,
 	}
 	res &= mask;
 	kf_write(f, regs, d, res);
-	kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
+	kf_write_flags(f, KF_ARITH, u ? KF_ARITH : 0);
 }
 
 /* Everything undefined if anything is: MUL, BSF, POPCNT and the like. */
@@ -730,7 +751,7 @@ static bool kf_group3(struct kmemcheck_follow *f, struct pt_regs *regs,
 	unsigned int op = X86_MODRM_REG(insn->modrm.value);
 	unsigned int size = rm->size;
 	struct kf_opnd imm = kf_imm_opnd(insn, size);
-	u32 u = kf_undef(f, regs, rm), ua = f->reg[KF_AX], ud = f->reg[KF_DX];
+	u32 u = kf_undef(f, regs, rm), ua = f->reg[KF_AX];
 	u32 any;
 
 	switch (op) {
@@ -745,7 +766,7 @@ static bool kf_group3(struct kmemcheck_follow *f, struct pt_regs *regs,
 		if (rm->kind == KF_MEM && u)
 			kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
 		kf_write(f, regs, rm, kf_smear(u));
-		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
+		kf_write_flags(f, KF_ARITH, u ? KF_ARITH : 0);
 		return true;
 	case 4:		/* MUL, IMUL: %edx:%eax = %eax * r/m */
 	case 5:
@@ -753,14 +774,14 @@ static bool kf_group3(struct kmemcheck_follow *f, struct pt_regs *regs,
 			kf_reg(f, KF_AX);
 		any = u | (ua & kf_mask(size));
 		if (size == 1) {
-			kf_set_reg(f, KF_AX, (ua & ~0xffffU) | kf_all_or_none(any, 2));
+			kf_write_reg(f, KF_AX, 0xffff, kf_all_or_none(any, 2));
 		} else {
-			kf_set_reg(f, KF_AX, (ua & ~kf_mask(size)) |
-					kf_all_or_none(any, size));
-			kf_set_reg(f, KF_DX, (ud & ~kf_mask(size)) |
-					kf_all_or_none(any, size));
+			kf_write_reg(f, KF_AX, kf_mask(size),
+				     kf_all_or_none(any, size));
+			kf_write_reg(f, KF_DX, kf_mask(size),
+				     kf_all_or_none(any, size));
 		}
-		kf_set_flags(f, (f->flags & ~KF_ARITH) | (any ? KF_ARITH : 0));
+		kf_write_flags(f, KF_ARITH, any ? KF_ARITH : 0);
 		return true;
 	default:	/* DIV, IDIV */
 		if (u)
@@ -769,14 +790,14 @@ static bool kf_group3(struct kmemcheck_follow *f, struct pt_regs *regs,
 		       (size > 1 ? kf_reg(f, KF_DX) : 0)) &
 		      kf_mask(size == 1 ? 2 : size);
 		if (size == 1) {
-			kf_set_reg(f, KF_AX, (ua & ~0xffffU) | kf_all_or_none(any, 2));
+			kf_write_reg(f, KF_AX, 0xffff, kf_all_or_none(any, 2));
 		} else {
-			kf_set_reg(f, KF_AX, (ua & ~kf_mask(size)) |
-					kf_all_or_none(any, size));
-			kf_set_reg(f, KF_DX, (ud & ~kf_mask(size)) |
-					kf_all_or_none(any, size));
+			kf_write_reg(f, KF_AX, kf_mask(size),
+				     kf_all_or_none(any, size));
+			kf_write_reg(f, KF_DX, kf_mask(size),
+				     kf_all_or_none(any, size));
 		}
-		kf_set_flags(f, f->flags | KF_ARITH);
+		kf_write_flags(f, KF_ARITH, KF_ARITH);
 		return true;
 	}
 }
@@ -788,7 +809,7 @@ static void kf_bit(struct kmemcheck_follow *f, struct pt_regs *regs,
 	u32 u = kf_undef(f, regs, d);
 
 	bit &= 8 * d->size - 1;
-	kf_set_flags(f, (f->flags & ~KF_CF) | ((u & BIT(bit)) ? KF_CF : 0));
+	kf_write_flags(f, KF_CF, (u & BIT(bit)) ? KF_CF : 0);
 	if (op == 5 || op == 6)		/* BTS, BTR */
 		kf_write(f, regs, d, u & ~BIT(bit));
 	else if (op == 7)		/* BTC */
@@ -804,20 +825,29 @@ static void kf_cmpxchg(struct kmemcheck_follow *f, struct pt_regs *regs,
 		       const struct kf_opnd *d, const struct kf_opnd *s)
 {
 	struct kf_opnd acc = kf_reg_opnd(KF_AX, d->size);
-	u32 ud = kf_undef(f, regs, d);
+	kf_src_t sd, ss;
+	u32 ud, us;
 
+	/* Each output takes the loads of what it is made of. */
+	f->src = 0;
+	ud = kf_undef(f, regs, d);
+	sd = f->src;
 	kf_alu(f, regs, KF_CMP, &acc, d);
+	f->src = 0;
+	us = kf_undef(f, regs, s);
+	ss = f->src;
 	if (d->kind == KF_REG) {
 		/* Register forms: the outcome is not known yet; merge. */
-		u32 us = kf_undef(f, regs, s);
-
+		f->src = sd;
 		kf_write(f, regs, &acc, ud);
+		f->src = sd | ss;
 		kf_write(f, regs, d, ud | us);
 		return;
 	}
 	f->store = false;
-	kf_write(f, regs, d, kf_undef(f, regs, s));
+	kf_write(f, regs, d, us);
 	f->cmpxchg = f->store;
+	f->src = sd;
 	kf_write(f, regs, &acc, ud);
 }
 
@@ -829,6 +859,7 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 	unsigned int reg = X86_MODRM_REG(insn->modrm.value);
 	unsigned int size = (op1 & 1) ? opsz : 1;
 	struct kf_opnd rm, r;
+	kf_src_t src;
 	u32 u;
 
 	if (op1 >= 0x80 && op1 <= 0x8f) {		/* Jcc rel32 */
@@ -896,7 +927,7 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_modrm_reg(insn, opsz);
 		u = kf_undef(f, regs, &rm) | kf_undef(f, regs, &r);
 		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
-		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
+		kf_write_flags(f, KF_ARITH, u ? KF_ARITH : 0);
 		return true;
 	case 0xa3:	/* BT, BTS, BTR, BTC r/m, reg */
 	case 0xab:
@@ -927,7 +958,7 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		if (op1 & 1)
 			u |= kf_reg(f, KF_CX) & 31;
 		kf_write(f, regs, &rm, kf_all_or_none(u, opsz));
-		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
+		kf_write_flags(f, KF_ARITH, u ? KF_ARITH : 0);
 		return true;
 	case 0xb0:	/* CMPXCHG */
 	case 0xb1:
@@ -941,8 +972,12 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		if (!kf_rm(insn, ki, size, &rm))
 			return false;
 		r = kf_modrm_reg(insn, size);
+		f->src = 0;
 		u = kf_undef(f, regs, &rm);
+		src = f->src;
 		kf_alu(f, regs, KF_ADD, &rm, &r);
+		/* The register takes the old destination, and its loads. */
+		f->src = src;
 		kf_write(f, regs, &r, u);
 		return true;
 	case 0xb8:	/* POPCNT */
@@ -954,29 +989,34 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_modrm_reg(insn, opsz);
 		u = kf_undef(f, regs, &rm);
 		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
-		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
+		kf_write_flags(f, KF_ARITH, u ? KF_ARITH : 0);
 		return true;
 	case 0xc7:	/* CMPXCHG8B */
 		if (reg != 1 || !ki->nr)
 			return false;
+		f->src = 0;
 		u = kf_mem_undef(f, regs, ki->access[0].addr, 4) |
 		    kf_mem_undef(f, regs, ki->access[0].addr + 4, 4);
+		src = f->src;
 		/*
 		 * atomic64_set_cx8() loops until it stores, whatever it
 		 * compared: its ZF decides nothing (see fault.c).
 		 */
 		if (regs->ip != (unsigned long)atomic64_set_cx8 &&
 		    (u || kf_reg(f, KF_AX) || kf_reg(f, KF_DX)))
-			kf_set_flags(f, f->flags | KF_ZF);
+			kf_write_flags(f, KF_ZF, KF_ZF);
 		else
-			kf_set_flags(f, f->flags & ~KF_ZF);
+			kf_write_flags(f, KF_ZF, 0);
 		f->store = false;
 		kf_store(f, regs, ki->access[0].addr, 8,
 			 kf_reg(f, KF_BX) | (u64)kf_reg(f, KF_CX) << 32);
 		f->cmpxchg = f->store;
 		/* %edx:%eax end with the old value, as CMPXCHG's accumulator. */
-		kf_set_reg(f, KF_AX, kf_mem_undef(f, regs, ki->access[0].addr, 4));
-		kf_set_reg(f, KF_DX, kf_mem_undef(f, regs, ki->access[0].addr + 4, 4));
+		f->src = src;
+		kf_set_reg(f, KF_AX,
+			   kf_mem_undef(f, regs, ki->access[0].addr, 4));
+		kf_set_reg(f, KF_DX,
+			   kf_mem_undef(f, regs, ki->access[0].addr + 4, 4));
 		return true;
 	}
 	return false;
@@ -1020,7 +1060,7 @@ static bool kf_string(struct kmemcheck_follow *f, struct pt_regs *regs,
 			u |= kf_mem_undef(f, regs, ki->access[1].addr, size);
 		else
 			u |= kf_undef(f, regs, &acc);
-		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
+		kf_write_flags(f, KF_ARITH, u ? KF_ARITH : 0);
 		return true;
 	}
 }
@@ -1057,6 +1097,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	unsigned int size = (op0 & 1) ? opsz : 1;
 	struct kf_opnd rm, r, imm;
 	unsigned long *top;
+	kf_src_t src;
 	u32 u;
 
 	/* A memory operand whose address is undefined is a use. */
@@ -1073,8 +1114,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_reg_opnd(op0 & 7, opsz);
 		u = kf_undef(f, regs, &r);
 		kf_write(f, regs, &r, kf_smear(u));
-		kf_set_flags(f, (f->flags & ~(KF_ARITH & ~KF_CF)) |
-			   (u ? KF_ARITH & ~KF_CF : 0));
+		kf_write_flags(f, KF_ARITH & ~KF_CF, u ? KF_ARITH & ~KF_CF : 0);
 		return true;
 	}
 	if (op0 >= 0x50 && op0 <= 0x57) {		/* PUSH r32 */
@@ -1116,7 +1156,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		r = kf_modrm_reg(insn, opsz);
 		u = kf_undef(f, regs, &rm);
 		kf_write(f, regs, &r, kf_all_or_none(u, opsz));
-		kf_set_flags(f, (f->flags & ~KF_ARITH) | (u ? KF_ARITH : 0));
+		kf_write_flags(f, KF_ARITH, u ? KF_ARITH : 0);
 		return true;
 	case 0x80:	/* group 1 r/m, imm */
 	case 0x81:
@@ -1140,8 +1180,13 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		if (!kf_rm(insn, ki, size, &rm))
 			return false;
 		r = kf_modrm_reg(insn, size);
+		/* Each side takes the other's bits, and their loads. */
+		f->src = 0;
 		u = kf_undef(f, regs, &rm);
+		src = f->src;
+		f->src = 0;
 		kf_write(f, regs, &rm, kf_undef(f, regs, &r));
+		f->src = src;
 		kf_write(f, regs, &r, u);
 		return true;
 	case 0x88:	/* MOV r/m, r */
@@ -1181,11 +1226,11 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		u = kf_reg(f, KF_AX) & kf_mask(opsz / 2);
 		if (u & BIT(4 * opsz - 1))
 			u |= kf_mask(opsz) & ~kf_mask(opsz / 2);
-		kf_set_reg(f, KF_AX, (f->reg[KF_AX] & ~kf_mask(opsz)) | u);
+		kf_write_reg(f, KF_AX, kf_mask(opsz), u);
 		return true;
 	case 0x99:	/* CWD, CDQ */
 		u = (kf_reg(f, KF_AX) & BIT(8 * opsz - 1)) ? kf_mask(opsz) : 0;
-		kf_set_reg(f, KF_DX, (f->reg[KF_DX] & ~kf_mask(opsz)) | u);
+		kf_write_reg(f, KF_DX, kf_mask(opsz), u);
 		return true;
 	case 0x9c:	/* PUSHF: the arithmetic flags, undefined or not */
 		if (opsz != 4)
@@ -1196,7 +1241,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0x9d:	/* POPF */
 		if (opsz != 4)
 			return false;
-		kf_set_flags(f, kf_pop(f, regs, 4) & KF_ARITH);
+		kf_write_flags(f, KF_ARITH, kf_pop(f, regs, 4));
 		/*
 		 * The code's IF is kept; the step pops ours, with TF set,
 		 * so that it traps and interrupts stay off.  POPF cannot
@@ -1217,12 +1262,11 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		return true;
 	case 0x9e:	/* SAHF */
 		u = (kf_reg(f, KF_AX) >> 8) & 0xff;
-		kf_set_flags(f, (f->flags & ~(KF_ARITH & ~KF_OF)) |
-			   (u & (KF_ARITH & ~KF_OF)));
+		kf_write_flags(f, KF_ARITH & ~KF_OF, u & (KF_ARITH & ~KF_OF));
 		return true;
 	case 0x9f:	/* LAHF */
 		u = kf_rflags(f, KF_ARITH & ~KF_OF) ? 0xff00 : 0;
-		kf_set_reg(f, KF_AX, (f->reg[KF_AX] & ~0xff00U) | u);
+		kf_write_reg(f, KF_AX, 0xff00, u);
 		return true;
 	case 0xa0:	/* MOV %al/%eax, moffs and back */
 	case 0xa1:
@@ -1279,7 +1323,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0xd7:	/* XLAT */
 		if (kf_reg(f, KF_BX) || (kf_reg(f, KF_AX) & 0xff))
 			kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
-		kf_set_reg(f, KF_AX, f->reg[KF_AX] & ~0xffU);
+		kf_write_reg(f, KF_AX, 0xff, 0);
 		return true;
 	case 0xe0:	/* LOOPNE, LOOPE, LOOP, JECXZ */
 	case 0xe1:
@@ -1300,7 +1344,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0xfc:
 	case 0xfd:
 		if (op0 == 0xf8 || op0 == 0xf9)
-			kf_set_flags(f, f->flags & ~KF_CF);
+			kf_write_flags(f, KF_CF, 0);
 		return true;
 	case 0xf6:	/* group 3 */
 	case 0xf7:
@@ -1318,8 +1362,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 			if (rm.kind == KF_MEM && u)
 				kf_use(f, regs, KMEMCHECK_USE_ARITH, 0);
 			kf_write(f, regs, &rm, kf_smear(u));
-			kf_set_flags(f, (f->flags & ~(KF_ARITH & ~KF_CF)) |
-				   (u ? KF_ARITH & ~KF_CF : 0));
+			kf_write_flags(f, KF_ARITH & ~KF_CF, u ? KF_ARITH & ~KF_CF : 0);
 			return true;
 		case 2:	/* CALL r/m */
 		case 4:	/* JMP r/m */
@@ -1353,8 +1396,10 @@ static bool kf_live(struct kmemcheck_follow *f, const struct pt_regs *regs)
 	for (i = 0; i < 8; i++)
 		live |= f->reg[i] != 0;
 	for (i = 0; i < KMEMCHECK_FOLLOW_SLOTS; i++) {
-		if (f->slot[i].undef && f->slot[i].addr + 4 <= regs->sp)
+		if (f->slot[i].undef && f->slot[i].addr + 4 <= regs->sp) {
 			f->slot[i].undef = 0;
+			f->slot[i].src = 0;
+		}
 		live |= f->slot[i].undef != 0;
 	}
 	return live;
@@ -1381,6 +1426,11 @@ static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 	bool live = f->flags;
 	unsigned int i;
 
+	/* Reported already, by the instruction that could not complete. */
+	if (f->used) {
+		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_USED);
+		return;
+	}
 	if (f->flags)
 		src |= f->flags_src;
 	for (i = 0; i < 8; i++) {
@@ -1389,8 +1439,14 @@ static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 			live = true;
 		}
 	}
-	if (!live) {
-		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_STACK);
+	/*
+	 * A context switch leaves callee-saved registers as they were, and
+	 * an instruction that faulted runs again after the fault: what they
+	 * hold is not lost to the code, only to kmemcheck.
+	 */
+	if (!live || why == KMEMCHECK_UNJUDGED_STACK ||
+	    why == KMEMCHECK_UNJUDGED_FAULT) {
+		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_DROPPED);
 		return;
 	}
 	load = kf_first_load(f, src);
@@ -1413,7 +1469,11 @@ static bool kf_step(struct kmemcheck_follow *f, struct pt_regs *regs,
 	f->cmpxchg = false;
 	f->irq = KF_IRQ_SAME;
 	if (!kf_model(f, regs, insn, ki)) {
+		/* Not modelled, but maybe reported: not twice. */
+		bool used = f->used;
+
 		*f = *before;
+		f->used = used;
 		return false;
 	}
 	f->insns++;
@@ -1525,6 +1585,7 @@ bool kmemcheck_follow_copy(struct pt_regs *regs, unsigned long ip,
 {
 	struct kmemcheck_follow *f = this_cpu_ptr(&kmemcheck_follow);
 	unsigned long bad = 0;
+	struct pt_regs at;
 	size_t i;
 
 	if (f->active)
@@ -1537,7 +1598,10 @@ bool kmemcheck_follow_copy(struct pt_regs *regs, unsigned long ip,
 		return false;
 	memset(f, 0, sizeof(*f));
 	f->stack = kf_stack_of(regs);
-	kf_new_load(f, regs, ip, src, size, bad);
+	/* The stack of the copy: the registers after it, at its address. */
+	at = *regs;
+	at.ip = ip;
+	kf_new_load(f, &at, ip, src, size, bad);
 	f->src = BIT(0);
 	for (i = bad - src; i < size; i++) {
 		u8 undef = kmemcheck_value_undef(src + i);
@@ -1574,6 +1638,7 @@ bool kmemcheck_follow_retire(struct pt_regs *regs, unsigned long *flags)
 	/* A CMPXCHG that failed stored nothing. */
 	if (f->cmpxchg && !(regs->flags & X86_EFLAGS_ZF))
 		f->store = false;
+	f->src = f->store_src;
 	if (f->store && kf_on_stack(regs, f->store_addr))
 		ok = kf_stack_store(f, f->store_addr, f->store_size,
 				    f->store_undef);
