@@ -850,11 +850,6 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
 
 /* === Following values ==================================================== */
 
-#ifdef MODULE_PARAM_PREFIX
-#undef MODULE_PARAM_PREFIX
-#endif
-#define MODULE_PARAM_PREFIX "kmemcheck."
-
 /*
  * kmemcheck.follow=1, the default: a read of uninitialized bytes into a
  * register is not reported; the value is followed to where it is used.
@@ -862,7 +857,6 @@ void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
  * Writable at run time: a change applies to the next such read.
  */
 bool kmemcheck_follow __read_mostly = true;
-module_param_named(follow, kmemcheck_follow, bool, 0644);
 
 /**
  * kmemcheck_follow_enabled() - follow loaded values to their use?

@@ -35,17 +35,11 @@
 #include "../slab.h"
 #include "kmemcheck.h"
 
-#ifdef MODULE_PARAM_PREFIX
-#undef MODULE_PARAM_PREFIX
-#endif
-#define MODULE_PARAM_PREFIX "kmemcheck."
-
 /*
  * Are faults counted?  Set at boot, or by the first write to the file.
  * Then every fault takes the full path, the only one that counts.
  */
 bool kmemcheck_hot_on __read_mostly;
-module_param_named(hot, kmemcheck_hot_on, bool, 0444);
 
 /*
  * A busy workload faults at a few thousand instructions, on pages of a

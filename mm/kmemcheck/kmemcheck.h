@@ -59,8 +59,18 @@ enum kmemcheck_mode {
 
 extern int kmemcheck_mode;
 
-/* kmemcheck.follow: follow values read from uninit memory to their use. */
+/*
+ * The kmemcheck.* parameters, all in params.c: their values, and the
+ * operations of those with their own parsing, beside what they set.
+ */
 extern bool kmemcheck_follow;
+extern unsigned int kmemcheck_quarantine_len;
+extern unsigned int kmemcheck_report_limit;
+extern unsigned int kmemcheck_fastpath;
+extern const struct kernel_param_ops kmemcheck_quarantine_ops;
+extern const struct kernel_param_ops kmemcheck_fault_ops;
+extern const struct kernel_param_ops kmemcheck_fastpath_ops;
+extern const struct kernel_param_ops kmemcheck_track_ops;
 
 /* Bug types, in the order of kmemcheck_bug_names[]. */
 enum kmemcheck_bug_type {

@@ -47,13 +47,8 @@
 #include "../slab.h"
 #include "kmemcheck.h"
 
-#ifdef MODULE_PARAM_PREFIX
-#undef MODULE_PARAM_PREFIX
-#endif
-#define MODULE_PARAM_PREFIX "kmemcheck."
-
 /* Boot-time only: entries beyond a shorter length would never expire. */
-static unsigned int kmemcheck_quarantine_len __read_mostly = 1024;
+unsigned int kmemcheck_quarantine_len __read_mostly = 1024;
 
 static int kmemcheck_quarantine_set(const char *val,
 				    const struct kernel_param *kp)
@@ -69,12 +64,10 @@ static int kmemcheck_quarantine_set(const char *val,
 	return 0;
 }
 
-static const struct kernel_param_ops kmemcheck_quarantine_ops = {
+const struct kernel_param_ops kmemcheck_quarantine_ops = {
 	.set = kmemcheck_quarantine_set,
 	.get = param_get_uint,
 };
-module_param_cb(quarantine, &kmemcheck_quarantine_ops,
-		&kmemcheck_quarantine_len, 0444);
 
 struct kmemcheck_quarantined {
 	unsigned long addr;

@@ -215,11 +215,6 @@ static u8 kmemcheck_unknown_code[KMEMCHECK_CODE_LEN];
 static unsigned int kmemcheck_unknown_len;
 static bool kmemcheck_unknown_printed;
 
-#ifdef MODULE_PARAM_PREFIX
-#undef MODULE_PARAM_PREFIX
-#endif
-#define MODULE_PARAM_PREFIX "kmemcheck."
-
 /* kmemcheck.fault=panic: panic after the first report is printed. */
 static bool kmemcheck_fault_panic __read_mostly;
 
@@ -239,11 +234,10 @@ static int kmemcheck_fault_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "%s\n", kmemcheck_fault_panic ? "panic" : "report");
 }
 
-static const struct kernel_param_ops kmemcheck_fault_ops = {
+const struct kernel_param_ops kmemcheck_fault_ops = {
 	.set = kmemcheck_fault_set,
 	.get = kmemcheck_fault_get,
 };
-module_param_cb(fault, &kmemcheck_fault_ops, NULL, 0644);
 
 /* Set while kmemcheck's own KUnit suite, which checks reports, runs. */
 static bool kmemcheck_kunit_expecting;
@@ -254,8 +248,7 @@ static bool kmemcheck_kunit_expecting;
  * reports are printed again.  Serial consoles print a few reports a
  * second at best.
  */
-static unsigned int kmemcheck_report_limit __read_mostly = 30;
-module_param_named(report_limit, kmemcheck_report_limit, uint, 0644);
+unsigned int kmemcheck_report_limit __read_mostly = 30;
 
 /* The period of the limit, under kmemcheck_report_lock. */
 static unsigned long kmemcheck_limit_start;

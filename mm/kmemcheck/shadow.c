@@ -53,11 +53,6 @@
 #include "../slab.h"
 #include "kmemcheck.h"
 
-#ifdef MODULE_PARAM_PREFIX
-#undef MODULE_PARAM_PREFIX
-#endif
-#define MODULE_PARAM_PREFIX "kmemcheck."
-
 /* Bit 0 of each of the four bytes of a shadow word. */
 #define KMEMCHECK_BYTES_LOW	0x01010101U
 /* The state bits of a shadow word, and those of four initialized bytes. */
@@ -71,7 +66,7 @@ enum kmemcheck_fastpath {
 };
 
 /* Boot-time only: the counts of bytes keeping pages hidden depend on it. */
-static unsigned int kmemcheck_fastpath __read_mostly = KMEMCHECK_FASTPATH_OBJECTS;
+unsigned int kmemcheck_fastpath __read_mostly = KMEMCHECK_FASTPATH_OBJECTS;
 
 static int kmemcheck_fastpath_set(const char *val,
 				  const struct kernel_param *kp)
@@ -87,11 +82,10 @@ static int kmemcheck_fastpath_set(const char *val,
 	return 0;
 }
 
-static const struct kernel_param_ops kmemcheck_fastpath_ops = {
+const struct kernel_param_ops kmemcheck_fastpath_ops = {
 	.set = kmemcheck_fastpath_set,
 	.get = param_get_uint,
 };
-module_param_cb(fastpath, &kmemcheck_fastpath_ops, &kmemcheck_fastpath, 0444);
 
 /**
  * kmemcheck_fastpath_objects() - is kmemcheck.fastpath=2 in force?

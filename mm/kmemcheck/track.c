@@ -55,11 +55,6 @@
 #include "../slab.h"
 #include "kmemcheck.h"
 
-#ifdef MODULE_PARAM_PREFIX
-#undef MODULE_PARAM_PREFIX
-#endif
-#define MODULE_PARAM_PREFIX "kmemcheck."
-
 /* The bytes of a selection's text; its terms are KMEMCHECK_TRACK_TERMS. */
 #define KMEMCHECK_TRACK_LEN	256
 
@@ -198,10 +193,9 @@ static int kmemcheck_track_param(const char *val,
 	return 0;
 }
 
-static const struct kernel_param_ops kmemcheck_track_ops = {
+const struct kernel_param_ops kmemcheck_track_ops = {
 	.set = kmemcheck_track_param,
 };
-module_param_cb(track, &kmemcheck_track_ops, NULL, 0);
 
 /**
  * kmemcheck_track_set() - select what kmemcheck tracks from now on
