@@ -14,6 +14,7 @@
 #include <linux/thread_info.h>
 #include <linux/types.h>
 
+#include <asm/debugreg.h>
 #include <asm/ptrace.h>
 #include <asm/tlbflush.h>
 
@@ -242,6 +243,27 @@ static __always_inline void kmemcheck_exception(struct pt_regs *regs)
 }
 
 /*
+ * From the #DB handler, whose DR6 is @dr6: complete the single-step
+ * kmemcheck set up to check a memory access, if this trap is one, and
+ * consume it.  Return: true if lockdep must see interrupts on on the way
+ * out.  The step ran with IF clear, so the page fault left lockdep with
+ * interrupts off; IF back on is what the code we return to expects.
+ */
+static __always_inline bool kmemcheck_debug(struct pt_regs *regs,
+					    unsigned long *dr6)
+{
+	bool irqs_off;
+
+	if (!(*dr6 & DR_STEP) || !kmemcheck_enabled())
+		return false;
+	irqs_off = regs_irqs_disabled(regs);
+	if (!kmemcheck_debug_trap(regs))
+		return false;
+	*dr6 &= ~DR_STEP;
+	return irqs_off && !regs_irqs_disabled(regs);
+}
+
+/*
  * After irqentry_exit() of a page fault, whose state.exit_rcu is
  * @rcu_idle: lockdep sees interrupts on while a step runs where the code
  * has them on.
@@ -255,6 +277,11 @@ static __always_inline void kmemcheck_fault_exit(struct pt_regs *regs,
 #else
 static inline void kmemcheck_exception(struct pt_regs *regs)
 {
+}
+
+static inline bool kmemcheck_debug(struct pt_regs *regs, unsigned long *dr6)
+{
+	return false;
 }
 
 static inline void kmemcheck_fault_exit(struct pt_regs *regs, bool rcu_idle)
