@@ -33,6 +33,7 @@
  * Copyright (C) 2026 The kmemcheck authors
  */
 
+#include <linux/array_size.h>
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/bits.h>
@@ -119,7 +120,7 @@ struct kmemcheck_follow {
 	u32 reg[8];			/* undefined bits, by ModRM number */
 	kf_src_t reg_src[8];
 	u32 flags;			/* undefined KF_ARITH flags */
-	kf_src_t flags_src;
+	kf_src_t flags_src[6];		/* by kf_flag_bits[] */
 	kf_src_t src;			/* loads the stepped insn read */
 	struct kmemcheck_slot slot[KMEMCHECK_FOLLOW_SLOTS];
 	/*
@@ -195,21 +196,45 @@ static void kf_set_reg(struct kmemcheck_follow *f, unsigned int n, u32 undef)
 	kf_write_reg(f, n, ~0U, undef);
 }
 
+/* Each arithmetic flag keeps its loads: INC writes all of them but CF. */
+static const u32 kf_flag_bits[6] = {
+	X86_EFLAGS_CF, X86_EFLAGS_PF, X86_EFLAGS_AF,
+	X86_EFLAGS_ZF, X86_EFLAGS_SF, X86_EFLAGS_OF,
+};
+
+/* The loads of the undefined flags among @mask. */
+static kf_src_t kf_flags_src(const struct kmemcheck_follow *f, u32 mask)
+{
+	kf_src_t src = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kf_flag_bits); i++) {
+		if (f->flags & mask & kf_flag_bits[i])
+			src |= f->flags_src[i];
+	}
+	return src;
+}
+
 /* The undefined flags among @mask, as an input. */
 static u32 kf_rflags(struct kmemcheck_follow *f, u32 mask)
 {
-	if (f->flags & mask)
-		f->src |= f->flags_src;
+	f->src |= kf_flags_src(f, mask);
 	return f->flags & mask;
 }
 
 /* Write the flags @mask: @undef of them are undefined. */
 static void kf_write_flags(struct kmemcheck_follow *f, u32 mask, u32 undef)
 {
-	u32 kept = f->flags & ~mask;
+	unsigned int i;
 
-	f->flags_src = kf_result_src(f, undef & mask, kept, f->flags_src);
-	f->flags = kept | (undef & mask);
+	for (i = 0; i < ARRAY_SIZE(kf_flag_bits); i++) {
+		u32 bit = kf_flag_bits[i];
+
+		if (mask & bit)
+			f->flags_src[i] = kf_result_src(f, undef & bit, 0,
+							f->flags_src[i]);
+	}
+	f->flags = (f->flags & ~mask) | (undef & mask);
 }
 
 static unsigned long *kf_regp(struct pt_regs *regs, unsigned int n)
@@ -1431,8 +1456,7 @@ static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_USED);
 		return;
 	}
-	if (f->flags)
-		src |= f->flags_src;
+	src |= kf_flags_src(f, KF_ARITH);
 	for (i = 0; i < 8; i++) {
 		if (f->reg[i]) {
 			src |= f->reg_src[i];
