@@ -245,9 +245,9 @@ static __always_inline void kmemcheck_exception(struct pt_regs *regs)
 /*
  * From the #DB handler, whose DR6 is @dr6: complete the single-step
  * kmemcheck set up to check a memory access, if this trap is one, and
- * consume it.  Return: true if lockdep must see interrupts on on the way
- * out.  The step ran with IF clear, so the page fault left lockdep with
- * interrupts off; IF back on is what the code we return to expects.
+ * consume it.  The step ran with IF clear, so the page fault left lockdep
+ * with interrupts off; IF back on is what the code we return to expects.
+ * Return: true if lockdep must be told, on the way out, that they are on.
  */
 static __always_inline bool kmemcheck_debug(struct pt_regs *regs,
 					    unsigned long *dr6)

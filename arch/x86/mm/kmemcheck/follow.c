@@ -90,7 +90,7 @@ enum { KF_AX, KF_CX, KF_DX, KF_BX, KF_SP, KF_BP, KF_SI, KF_DI };
  * origin per value; the first one is what a report names).
  */
 typedef u8 kf_src_t;
-static_assert(BITS_PER_TYPE(kf_src_t) >= KMEMCHECK_FOLLOW_LOADS);
+static_assert(sizeof(kf_src_t) * BITS_PER_BYTE >= KMEMCHECK_FOLLOW_LOADS);
 
 /* A stack word with undefined bits, spilled while following. */
 struct kmemcheck_slot {
