@@ -896,8 +896,8 @@ static void kmemcheck_print_record(const struct kmemcheck_record *r)
 		pr_err("Read of size %zu at addr %p by task %s/%d\n", r->size,
 		       (void *)r->addr, r->comm, r->pid);
 	if (r->unjudged)
-		pr_err("Followed for %u instructions, to %pS, not judged: %s\n",
-		       r->insns, (void *)r->end,
+		pr_err("Followed for %u instruction%s, to %pS, not judged: %s\n",
+		       r->insns, r->insns == 1 ? "" : "s", (void *)r->end,
 		       kmemcheck_unjudged_names[r->why]);
 	if (r->unjudged && r->merged > 1)
 		pr_err("The value merged %u loads of uninit memory: this is the first\n",
