@@ -19,9 +19,10 @@
  * undefined bytes back to the shadow.  Following stops, with no report,
  * once no undefined bit is left; and, not judged, at an instruction the
  * model does not cover, an exception, a change of stack or after
- * KMEMCHECK_FOLLOW_MAX_INSNS instructions: then what is left in registers
- * is reported at its load, or dropped (kf_give_up()).  A report names the first load
- * whose bits reached the use (kf_src_t).
+ * KMEMCHECK_FOLLOW_MAX_INSNS instructions: then what is left in the
+ * registers of the running function is reported at its load, and what is
+ * left in its callers' frames dropped (kf_give_up()).  A report names the
+ * first load whose bits reached the use (kf_src_t).
  *
  * Each followed instruction is one single-step, with interrupts off and
  * the tracked pages it touches shown, as any kmemcheck step: its effect
@@ -119,6 +120,12 @@ struct kmemcheck_follow {
 	unsigned long stack;		/* the stack it runs on, THREAD_SIZE aligned */
 	u32 reg[8];			/* undefined bits, by ModRM number */
 	kf_src_t reg_src[8];
+	/*
+	 * Calls less returns stepped since the load, and the depth each
+	 * register was last written at: see kf_parked().
+	 */
+	int depth;
+	int reg_depth[8];
 	u32 flags;			/* undefined KF_ARITH flags */
 	kf_src_t flags_src[6];		/* by kf_flag_bits[] */
 	kf_src_t src;			/* loads the stepped insn read */
@@ -189,6 +196,7 @@ static void kf_write_reg(struct kmemcheck_follow *f, unsigned int n,
 
 	f->reg_src[n] = kf_result_src(f, undef & mask, kept, f->reg_src[n]);
 	f->reg[n] = kept | (undef & mask);
+	f->reg_depth[n] = f->depth;
 }
 
 static void kf_set_reg(struct kmemcheck_follow *f, unsigned int n, u32 undef)
@@ -721,6 +729,19 @@ static u32 kf_all_or_none(u32 undef, unsigned int size)
 	return undef ? kf_mask(size) : 0;
 }
 
+/*
+ * A return: what the callee-saved registers hold now is the caller's,
+ * whether the callee restored it or never wrote it; see kf_parked().
+ */
+static void kf_return(struct kmemcheck_follow *f)
+{
+	unsigned int i;
+
+	f->depth--;
+	for (i = 0; i < ARRAY_SIZE(f->reg_depth); i++)
+		f->reg_depth[i] = min(f->reg_depth[i], f->depth);
+}
+
 static void kf_push(struct kmemcheck_follow *f, struct pt_regs *regs,
 		    unsigned int size, u32 undef)
 {
@@ -1159,6 +1180,8 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	if (op0 >= 0x91 && op0 <= 0x97) {		/* XCHG %eax, r32 */
 		swap(f->reg[KF_AX], f->reg[op0 & 7]);
 		swap(f->reg_src[KF_AX], f->reg_src[op0 & 7]);
+		f->reg_depth[KF_AX] = f->depth;
+		f->reg_depth[op0 & 7] = f->depth;
 		return true;
 	}
 	if (op0 >= 0xb0 && op0 <= 0xbf) {		/* MOV r, imm */
@@ -1332,6 +1355,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0xc3:
 		if (kf_pop(f, regs, 4))
 			kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
+		kf_return(f);
 		return true;
 	case 0xc6:	/* MOV r/m, imm */
 	case 0xc7:
@@ -1360,6 +1384,7 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		return true;
 	case 0xe8:	/* CALL rel32: the return address is defined */
 		kf_push(f, regs, 4, 0);
+		f->depth++;
 		return true;
 	case 0xe9:	/* JMP rel */
 	case 0xeb:
@@ -1395,8 +1420,10 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 				return false;
 			if (u)
 				kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
-			if (reg == 2)
+			if (reg == 2) {
 				kf_push(f, regs, 4, 0);
+				f->depth++;
+			}
 			return true;
 		case 6:	/* PUSH r/m */
 			if (op0 != 0xff)
@@ -1437,11 +1464,27 @@ static void kf_stop(struct kmemcheck_follow *f, enum kmemcheck_counter why)
 }
 
 /*
+ * The i386 kernel ABI leaves %ebx, %esi, %edi and %ebp to the caller: a
+ * callee saves one before it writes it and restores it before it returns.
+ * Undefined bits such a register has held since before the call being
+ * stepped belong to a frame that is not running, as a stack word does:
+ * the callee cannot use them, its caller may after the return.  GCC
+ * keeps a short read with a 32-bit MOV, padding and all, in %edi across
+ * every call of the function.
+ */
+static bool kf_parked(const struct kmemcheck_follow *f, unsigned int n)
+{
+	return (n == KF_BX || n == KF_BP || n == KF_SI || n == KF_DI) &&
+	       f->reg_depth[n] < f->depth;
+}
+
+/*
  * Following ends before a judgement.  Undefined bits left in registers or
  * flags are reported at their first load, as with kmemcheck.follow=0, and
- * the report says how far they went.  Bits left only in stack words are
- * dropped, unreported: padding copied into a local lives as long as its
- * frame, and is no bug.  Both are counted.
+ * the report says how far they went.  Bits left only in stack words or
+ * parked in a caller's registers are dropped, unreported: padding copied
+ * into a local lives as long as its frame, and is no bug.  Both are
+ * counted.
  */
 static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 		       enum kmemcheck_unjudged why)
@@ -1458,7 +1501,7 @@ static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 	}
 	src |= kf_flags_src(f, KF_ARITH);
 	for (i = 0; i < 8; i++) {
-		if (f->reg[i]) {
+		if (f->reg[i] && !kf_parked(f, i)) {
 			src |= f->reg_src[i];
 			live = true;
 		}
