@@ -3587,11 +3587,87 @@ static void test_follow_bound_dropped(struct kunit *test)
 }
 
 /*
+ * The same value kept past the bound in %edi, a callee-saved register,
+ * where a function keeps its variables: dropped as a stack word is, not
+ * reported.
+ */
+static noinline void test_hold_variable(const u32 *p)
+{
+	u32 n = 5000;
+
+	asm volatile("movl (%1), %%edi\n"
+		     "1:\tdecl %0\n\tjnz 1b\n\txorl %%edi, %%edi"
+		     : "+r" (n) : "r" (p) : "edi", "memory", "cc");
+}
+
+static void test_follow_bound_variable(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	long unjudged = test_counter(KMEMCHECK_COUNTER_FOLLOW_UNJUDGED);
+	long dropped = test_counter(KMEMCHECK_COUNTER_FOLLOW_DROPPED);
+
+	test_follow_on(test);
+	test_hold_variable(p);
+	EXPECT_NO_REPORT(test);
+	KUNIT_EXPECT_EQ(test, test_counter(KMEMCHECK_COUNTER_FOLLOW_DROPPED),
+			dropped + 1);
+	KUNIT_EXPECT_EQ(test, test_counter(KMEMCHECK_COUNTER_FOLLOW_UNJUDGED),
+			unjudged);
+}
+
+/*
+ * A window that meets a second load just before its bound: the first
+ * value is kept in %edi for some 4,060 instructions, then @q's word is
+ * read into %eax, the first value dropped, and @q's kept for 100 more,
+ * across the bound, then dropped or branched on.  The late load is followed on to its judgement: no report
+ * at the bound for a value loaded a few instructions before it.
+ */
+static noinline void test_late_load(const u32 *p, const u32 *q, bool use)
+{
+	u32 n = 2030, used = use;
+
+	asm volatile("movl (%[p]), %%edi\n"
+		     "1:\tdecl %[n]\n\tjnz 1b\n\t"
+		     "movl (%[q]), %%eax\n\txorl %%edi, %%edi\n\t"
+		     "movl $50, %[n]\n"
+		     "2:\tdecl %[n]\n\tjnz 2b\n\t"
+		     "cmpl $0, %[use]\n\tjz 3f\n\t"
+		     "testl %%eax, %%eax\n\tjz 3f\n\tnop\n"
+		     "3:\txorl %%eax, %%eax"
+		     : [n] "+r" (n)
+		     : [p] "r" (p), [q] "r" (q), [use] "rm" (used)
+		     : "eax", "edi", "memory", "cc");
+}
+
+static void test_follow_late_load_dead(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_late_load(p, q, false);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+static void test_follow_late_load_used(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_late_load(p, q, true);
+	EXPECT_REPORT(test, UNINIT, test_late_load, 4, q,
+		      .use = USE_BRANCH, .loaded = test_late_load);
+	expect_follow_judged(test);
+}
+
+/*
  * A 16-bit field read with a 32-bit MOV into %edi, its two padding bytes
  * with it, and kept there across a call that runs past the bound of
  * following, as virtqueue_get_buf_ctx() keeps last_used_idx across
- * detach_buf_split(): the bits are the caller's, parked in a register the
- * callee saves, and dropped with no report.  The twins call a short
+ * detach_buf_split(): the bits are the caller's, in a register the callee
+ * saves, and dropped with no report.  The twins call a short
  * function: the bits die at the XOR, or are branched on after the return
  * and reported there (the field is 0: whether %edi is zero is up to the
  * padding).
@@ -4471,9 +4547,12 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_unjudged_stack_only),
 	KUNIT_CASE(test_follow_bound_reported),
 	KUNIT_CASE(test_follow_bound_dropped),
+	KUNIT_CASE(test_follow_bound_variable),
 	KUNIT_CASE(test_follow_parked_dropped),
 	KUNIT_CASE(test_follow_parked_dead),
 	KUNIT_CASE(test_follow_parked_used),
+	KUNIT_CASE(test_follow_late_load_dead),
+	KUNIT_CASE(test_follow_late_load_used),
 	KUNIT_CASE(test_follow_second_load),
 	KUNIT_CASE(test_follow_first_load),
 	KUNIT_CASE(test_follow_merged_loads),

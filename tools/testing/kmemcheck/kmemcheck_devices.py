@@ -211,7 +211,7 @@ if echo scan > $K; then
 else
 	fail kmemleak "rc=$?"
 fi
-echo "devices: done"
+{qemu.FOLLOW_STATS}echo "devices: done"
 '''
 
 # The step lines every boot of SCENARIO must print, in this order.
@@ -344,6 +344,9 @@ def detail(res: qemu.BootResult) -> str:
 	m = re.search(KSTR_LEAKS, qemu.userspace_text(res.lines), re.M)
 	if m:
 		parts.append(f'kmemleak: {m.group(1)} suspected leaks')
+	stats = qemu.follow_stats(res.lines)
+	if stats:
+		parts.append(stats)
 	reports = qemu.kmemcheck_reports(res.lines)
 	if reports:
 		parts.append(f'{len(reports)} reports from {len(set(reports))} sites')

@@ -109,30 +109,8 @@ def scenario(modules: Sequence[Module]) -> str:
 		lines.append(f'insmod /{GUEST_DIR}/{m.name}.ko {m.params}'.rstrip() +
 			     ' 2>/dev/null')
 		lines.append(f'echo "ksuites: end {m.name} rc=$? $(cut -d" " -f1 /proc/uptime)"')
-	lines.append(FOLLOW_STATS)
+	lines.append(qemu.FOLLOW_STATS)
 	return '\n'.join(lines) + '\n'
-
-
-# What became of the values followed (kmemcheck.follow=1, the default):
-# judged at a use or dead, or given up unjudged: reported at the load
-# ("followed, not judged") or dropped ("followed, dropped").
-FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed, not judged|followed, dropped):' "
-		"/sys/kernel/debug/kmemcheck/stats 2>/dev/null | sed 's/^/ksuites: stats /'")
-FOLLOW_STATS_RE = re.compile(r'ksuites: stats (uninit loads followed|followed, not judged|followed, dropped): (\d+)')
-
-
-def follow_stats(lines: Sequence[str]) -> str:
-	"""'N values followed, M not judged', from the boot's last stats."""
-	stats = {}
-	for line in lines:
-		m = FOLLOW_STATS_RE.search(line)
-		if m:
-			stats[m.group(1)] = int(m.group(2))
-	if len(stats) != 3:
-		return ''
-	return (f'{stats["uninit loads followed"]} values followed, '
-		f'{stats["followed, not judged"]} not judged, '
-		f'{stats["followed, dropped"]} dropped')
 
 
 def module_archive(obj: str, modules: Sequence[Module], out_path: str) -> str:
@@ -405,7 +383,7 @@ def run(env: Env, wants: Callable[[str], bool],
 		res = boot_mode(env, modules, mode)
 		runs[mode] = parse_boot(env.kunit_parser, modules, res.lines)
 		why = res.failure() or qemu.first_splat(res.lines)
-		stats = follow_stats(res.lines)
+		stats = qemu.follow_stats(res.lines)
 		outcomes.append(Outcome(f'ksuites/boot-kmemcheck-{mode}', not why,
 					f'{why} (log: {res.log_path})' if why else
 					f'[{stats}]' if stats else '',

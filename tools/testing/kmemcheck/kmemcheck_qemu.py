@@ -380,6 +380,31 @@ def first_splat(lines: List[str], allowed: Sequence[str] = ()) -> Optional[str]:
 
 REPORT_RE = re.compile(r'BUG: KMEMCHECK: (\S+) in (\S+)')
 
+# What became of the values followed (kmemcheck.follow=1, the default):
+# judged at a use or dead, or given up unjudged: reported at the load
+# ("followed, not judged") or dropped ("followed, dropped").  A scenario
+# ends with FOLLOW_STATS; follow_stats() reads them back.
+FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed, not judged|followed, dropped):' "
+		"/sys/kernel/debug/kmemcheck/stats 2>/dev/null | "
+		"sed 's/^/kmemcheck-harness: follow /'\n")
+FOLLOW_STATS_RE = re.compile(r'kmemcheck-harness: follow '
+			     r'(uninit loads followed|followed, not judged|followed, dropped): (\d+)')
+
+
+def follow_stats(lines: Sequence[str]) -> str:
+	"""'N values followed, M not judged, K dropped', from the last stats."""
+	stats = {}
+	for line in lines:
+		m = FOLLOW_STATS_RE.search(line)
+		if m:
+			stats[m.group(1)] = int(m.group(2))
+	if len(stats) != 3:
+		return ''
+	return (f'{stats["uninit loads followed"]} values followed, '
+		f'{stats["followed, not judged"]} not judged, '
+		f'{stats["followed, dropped"]} dropped')
+
+
 
 def kmemcheck_reports(lines: List[str]) -> List[tuple]:
 	"""(type, function) of every kmemcheck report title in the console."""

@@ -19,10 +19,10 @@
  * undefined bytes back to the shadow.  Following stops, with no report,
  * once no undefined bit is left; and, not judged, at an instruction the
  * model does not cover, an exception, a change of stack or after
- * KMEMCHECK_FOLLOW_MAX_INSNS instructions: then what is left in the
- * registers of the running function is reported at its load, and what is
- * left in its callers' frames dropped (kf_give_up()).  A report names the
- * first load whose bits reached the use (kf_src_t).
+ * KMEMCHECK_FOLLOW_MAX_INSNS instructions: then what is left of the value
+ * being computed is reported at its load, and what is left in variables
+ * dropped (kf_give_up()).  A report names the first load whose bits
+ * reached the use (kf_src_t).
  *
  * Each followed instruction is one single-step, with interrupts off and
  * the tracked pages it touches shown, as any kmemcheck step: its effect
@@ -60,10 +60,13 @@
 
 /*
  * Instructions stepped for one value before it is given up: long enough
- * for a value kept in a stack local across a lock and a few calls.  The
+ * for a value kept in a stack local across a lock and a few calls.  A
+ * load that joins the window late is followed on, for up to
+ * KMEMCHECK_FOLLOW_GRACE instructions more (kf_past_bound()).  The
  * interrupts of the CPU wait for the window to end.
  */
 #define KMEMCHECK_FOLLOW_MAX_INSNS	4096
+#define KMEMCHECK_FOLLOW_GRACE		1024
 /* Stack words holding undefined bits, followed at once. */
 #define KMEMCHECK_FOLLOW_SLOTS		16
 /* Loads of uninitialized memory told apart in one window; see kf_load(). */
@@ -120,12 +123,6 @@ struct kmemcheck_follow {
 	unsigned long stack;		/* the stack it runs on, THREAD_SIZE aligned */
 	u32 reg[8];			/* undefined bits, by ModRM number */
 	kf_src_t reg_src[8];
-	/*
-	 * Calls less returns stepped since the load, and the depth each
-	 * register was last written at: see kf_parked().
-	 */
-	int depth;
-	int reg_depth[8];
 	u32 flags;			/* undefined KF_ARITH flags */
 	kf_src_t flags_src[6];		/* by kf_flag_bits[] */
 	kf_src_t src;			/* loads the stepped insn read */
@@ -144,6 +141,7 @@ struct kmemcheck_follow {
 	unsigned long popped_if;	/* KF_IRQ_POPPED: the code's IF */
 	unsigned int nr_loads;
 	struct kmemcheck_load load[KMEMCHECK_FOLLOW_LOADS];
+	unsigned int load_at[KMEMCHECK_FOLLOW_LOADS];	/* insns then */
 };
 
 static DEFINE_PER_CPU(struct kmemcheck_follow, kmemcheck_follow);
@@ -196,7 +194,6 @@ static void kf_write_reg(struct kmemcheck_follow *f, unsigned int n,
 
 	f->reg_src[n] = kf_result_src(f, undef & mask, kept, f->reg_src[n]);
 	f->reg[n] = kept | (undef & mask);
-	f->reg_depth[n] = f->depth;
 }
 
 static void kf_set_reg(struct kmemcheck_follow *f, unsigned int n, u32 undef)
@@ -336,9 +333,10 @@ static void kf_new_load(struct kmemcheck_follow *f, struct pt_regs *regs,
 			unsigned long bad)
 {
 	unsigned long entries[KMEMCHECK_FOLLOW_DEPTH];
-	struct kmemcheck_load *l = &f->load[f->nr_loads++];
+	struct kmemcheck_load *l = &f->load[f->nr_loads];
 	unsigned int nr;
 
+	f->load_at[f->nr_loads++] = f->insns;
 	l->ip = ip;
 	l->addr = addr;
 	l->size = size;
@@ -727,19 +725,6 @@ static void kf_shift(struct kmemcheck_follow *f, struct pt_regs *regs,
 static u32 kf_all_or_none(u32 undef, unsigned int size)
 {
 	return undef ? kf_mask(size) : 0;
-}
-
-/*
- * A return: what the callee-saved registers hold now is the caller's,
- * whether the callee restored it or never wrote it; see kf_parked().
- */
-static void kf_return(struct kmemcheck_follow *f)
-{
-	unsigned int i;
-
-	f->depth--;
-	for (i = 0; i < ARRAY_SIZE(f->reg_depth); i++)
-		f->reg_depth[i] = min(f->reg_depth[i], f->depth);
 }
 
 static void kf_push(struct kmemcheck_follow *f, struct pt_regs *regs,
@@ -1180,8 +1165,6 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	if (op0 >= 0x91 && op0 <= 0x97) {		/* XCHG %eax, r32 */
 		swap(f->reg[KF_AX], f->reg[op0 & 7]);
 		swap(f->reg_src[KF_AX], f->reg_src[op0 & 7]);
-		f->reg_depth[KF_AX] = f->depth;
-		f->reg_depth[op0 & 7] = f->depth;
 		return true;
 	}
 	if (op0 >= 0xb0 && op0 <= 0xbf) {		/* MOV r, imm */
@@ -1355,7 +1338,6 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	case 0xc3:
 		if (kf_pop(f, regs, 4))
 			kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
-		kf_return(f);
 		return true;
 	case 0xc6:	/* MOV r/m, imm */
 	case 0xc7:
@@ -1384,7 +1366,6 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 		return true;
 	case 0xe8:	/* CALL rel32: the return address is defined */
 		kf_push(f, regs, 4, 0);
-		f->depth++;
 		return true;
 	case 0xe9:	/* JMP rel */
 	case 0xeb:
@@ -1420,10 +1401,8 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 				return false;
 			if (u)
 				kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
-			if (reg == 2) {
+			if (reg == 2)
 				kf_push(f, regs, 4, 0);
-				f->depth++;
-			}
 			return true;
 		case 6:	/* PUSH r/m */
 			if (op0 != 0xff)
@@ -1464,47 +1443,64 @@ static void kf_stop(struct kmemcheck_follow *f, enum kmemcheck_counter why)
 }
 
 /*
- * The i386 kernel ABI leaves %ebx, %esi, %edi and %ebp to the caller: a
- * callee saves one before it writes it and restores it before it returns.
- * Undefined bits such a register has held since before the call being
- * stepped belong to a frame that is not running, as a stack word does:
- * the callee cannot use them, its caller may after the return.  GCC
- * keeps a short read with a 32-bit MOV, padding and all, in %edi across
- * every call of the function.
+ * Registers the i386 kernel ABI leaves to the caller: a callee saves one
+ * before it writes it and restores it before it returns.  They hold a
+ * function's variables across its calls, as its stack words do; %eax,
+ * %ecx, %edx and the flags hold the value being computed, and do not
+ * outlive a call.
  */
-static bool kf_parked(const struct kmemcheck_follow *f, unsigned int n)
+static bool kf_callee_saved(unsigned int n)
 {
-	return (n == KF_BX || n == KF_BP || n == KF_SI || n == KF_DI) &&
-	       f->reg_depth[n] < f->depth;
+	return n == KF_BX || n == KF_BP || n == KF_SI || n == KF_DI;
 }
 
 /*
- * Following ends before a judgement.  Undefined bits left in registers or
- * flags are reported at their first load, as with kmemcheck.follow=0, and
- * the report says how far they went.  Bits left only in stack words or
- * parked in a caller's registers are dropped, unreported: padding copied
- * into a local lives as long as its frame, and is no bug.  Both are
- * counted.
+ * The loads of the undefined bits of the value being computed, in the
+ * flags and the registers that are not callee-saved; @live: are there any?
+ */
+static kf_src_t kf_computed_src(const struct kmemcheck_follow *f, bool *live)
+{
+	kf_src_t src = kf_flags_src(f, KF_ARITH);
+	unsigned int i;
+
+	*live = f->flags;
+	for (i = 0; i < 8; i++) {
+		if (f->reg[i] && !kf_callee_saved(i)) {
+			src |= f->reg_src[i];
+			*live = true;
+		}
+	}
+	return src;
+}
+
+/* When the first of the loads @src was met: loads are in window order. */
+static unsigned int kf_load_at(const struct kmemcheck_follow *f, kf_src_t src)
+{
+	src &= BIT(f->nr_loads) - 1;
+	return src ? f->load_at[__ffs(src)] : 0;
+}
+
+/*
+ * Following ends before a judgement.  Undefined bits left in the value
+ * being computed (%eax, %ecx, %edx, the flags) are reported at their first
+ * load, as with kmemcheck.follow=0, and the report says how far they went.
+ * Bits left only in variables, stack words and callee-saved registers,
+ * are dropped, unreported: padding copied into a local lives as long as
+ * its frame, and is no bug; GCC reads a 16-bit field with a 32-bit MOV,
+ * padding and all, into %edi, and keeps it there across the calls of the
+ * function (virtqueue_get_buf_ctx() and last_used_idx).  Both are counted.
  */
 static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 		       enum kmemcheck_unjudged why)
 {
 	struct kmemcheck_load load;
-	kf_src_t src = 0;
-	bool live = f->flags;
-	unsigned int i;
+	bool live;
+	kf_src_t src = kf_computed_src(f, &live);
 
 	/* Reported already, by the instruction that could not complete. */
 	if (f->used) {
 		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_USED);
 		return;
-	}
-	src |= kf_flags_src(f, KF_ARITH);
-	for (i = 0; i < 8; i++) {
-		if (f->reg[i] && !kf_parked(f, i)) {
-			src |= f->reg_src[i];
-			live = true;
-		}
 	}
 	/*
 	 * A context switch leaves callee-saved registers as they were, and
@@ -1517,8 +1513,30 @@ static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 		return;
 	}
 	load = kf_first_load(f, src);
-	kmemcheck_report_unjudged(&load, f->insns, regs->ip, why);
+	kmemcheck_report_unjudged(&load, f->insns - kf_load_at(f, src),
+				  regs->ip, why);
 	kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_UNJUDGED);
+}
+
+/*
+ * Past KMEMCHECK_FOLLOW_MAX_INSNS instructions of the oldest load whose
+ * bits the value being computed holds, or past the grace of a late load?
+ * A window that met a second load after 4,000 instructions of the first
+ * ends a few instructions later, at the bound, not judged, with the fresh
+ * value in %eax: it would report what was loaded two instructions before.
+ */
+static bool kf_past_bound(const struct kmemcheck_follow *f)
+{
+	bool live;
+	kf_src_t src;
+
+	if (f->insns < KMEMCHECK_FOLLOW_MAX_INSNS)
+		return false;
+	if (f->insns >= KMEMCHECK_FOLLOW_MAX_INSNS + KMEMCHECK_FOLLOW_GRACE)
+		return true;
+	src = kf_computed_src(f, &live);
+	return !live ||
+	       f->insns - kf_load_at(f, src) >= KMEMCHECK_FOLLOW_MAX_INSNS;
 }
 
 /*
@@ -1723,7 +1741,7 @@ bool kmemcheck_follow_retire(struct pt_regs *regs, unsigned long *flags)
 		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_DIED);
 	else if (!ok)
 		kf_give_up(f, regs, KMEMCHECK_UNJUDGED_SPILL);
-	else if (f->insns >= KMEMCHECK_FOLLOW_MAX_INSNS)
+	else if (kf_past_bound(f))
 		kf_give_up(f, regs, KMEMCHECK_UNJUDGED_BOUND);
 	return f->active;
 }
