@@ -3619,8 +3619,9 @@ static void test_follow_bound_variable(struct kunit *test)
  * A window that meets a second load just before its bound: the first
  * value is kept in %edi for some 4,060 instructions, then @q's word is
  * read into %eax, the first value dropped, and @q's kept for 100 more,
- * across the bound, then dropped or branched on.  The late load is followed on to its judgement: no report
- * at the bound for a value loaded a few instructions before it.
+ * across the bound, then dropped or branched on.  The late load is
+ * followed on to its judgement: no report at the bound for a value loaded
+ * a few instructions before it.
  */
 static noinline void test_late_load(const u32 *p, const u32 *q, bool use)
 {
