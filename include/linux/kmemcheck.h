@@ -432,6 +432,16 @@ static __always_inline bool kmemcheck_slab_store_freeptr(void *freeptr,
 	return true;
 }
 
+/* Why following a value ended before a use or its end. */
+enum kmemcheck_unjudged {
+	KMEMCHECK_UNJUDGED_BOUND,	/* as many instructions as followed */
+	KMEMCHECK_UNJUDGED_INSN,	/* an instruction outside the model */
+	KMEMCHECK_UNJUDGED_FAULT,	/* an exception in a followed insn */
+	KMEMCHECK_UNJUDGED_STACK,	/* the code left the stack it was on */
+	KMEMCHECK_UNJUDGED_SPILL,	/* more stack words than are followed */
+	KMEMCHECK_UNJUDGED_TYPES,
+};
+
 /* Counters shown in debugfs kmemcheck/stats. */
 enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_TRACKED_PAGES,	/* pages with a shadow now */
@@ -450,6 +460,10 @@ enum kmemcheck_counter {
 	KMEMCHECK_COUNTER_FOLLOW_USED,		/* ... to a use, reported */
 	KMEMCHECK_COUNTER_FOLLOW_UNJUDGED,	/* ... not judged: reported at the load */
 	KMEMCHECK_COUNTER_FOLLOW_DROPPED,	/* ... not judged, dropped */
+	/* ... not judged, reported or dropped, by enum kmemcheck_unjudged */
+	KMEMCHECK_COUNTER_FOLLOW_END,
+	KMEMCHECK_COUNTER_FOLLOW_END_LAST = KMEMCHECK_COUNTER_FOLLOW_END +
+					    KMEMCHECK_UNJUDGED_TYPES - 1,
 	KMEMCHECK_COUNTER_FOLLOW_INSNS,		/* instructions stepped to follow */
 	KMEMCHECK_COUNTER_PARTIAL_PAGES,	/* pages with partial bit masks */
 	KMEMCHECK_COUNTER_PARTIAL_LOST,		/* bit masks not kept: no room */
@@ -497,16 +511,6 @@ enum kmemcheck_use {
 	KMEMCHECK_USE_STORE,		/* a store to untracked memory */
 	KMEMCHECK_USE_USER,		/* a store to user space */
 	KMEMCHECK_USE_TYPES,
-};
-
-/* Why following a value ended before a use or its end. */
-enum kmemcheck_unjudged {
-	KMEMCHECK_UNJUDGED_BOUND,	/* as many instructions as followed */
-	KMEMCHECK_UNJUDGED_INSN,	/* an instruction outside the model */
-	KMEMCHECK_UNJUDGED_FAULT,	/* an exception in a followed insn */
-	KMEMCHECK_UNJUDGED_STACK,	/* the code left the stack it was on */
-	KMEMCHECK_UNJUDGED_SPILL,	/* more stack words than are followed */
-	KMEMCHECK_UNJUDGED_TYPES,
 };
 
 /**

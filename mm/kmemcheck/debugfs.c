@@ -29,6 +29,16 @@ static const char *const kmemcheck_counter_names[] = {
 	[KMEMCHECK_COUNTER_FOLLOW_USED]		= "followed to a use",
 	[KMEMCHECK_COUNTER_FOLLOW_UNJUDGED]	= "followed, not judged",
 	[KMEMCHECK_COUNTER_FOLLOW_DROPPED]	= "followed, dropped",
+	[KMEMCHECK_COUNTER_FOLLOW_END + KMEMCHECK_UNJUDGED_BOUND] =
+		"not judged: the bound",
+	[KMEMCHECK_COUNTER_FOLLOW_END + KMEMCHECK_UNJUDGED_INSN] =
+		"not judged: an unmodelled instruction",
+	[KMEMCHECK_COUNTER_FOLLOW_END + KMEMCHECK_UNJUDGED_FAULT] =
+		"not judged: an exception",
+	[KMEMCHECK_COUNTER_FOLLOW_END + KMEMCHECK_UNJUDGED_STACK] =
+		"not judged: a change of stack",
+	[KMEMCHECK_COUNTER_FOLLOW_END + KMEMCHECK_UNJUDGED_SPILL] =
+		"not judged: too many stack words",
 	[KMEMCHECK_COUNTER_FOLLOW_INSNS]	= "instructions followed",
 	[KMEMCHECK_COUNTER_PARTIAL_PAGES]	= "partial pages",
 	[KMEMCHECK_COUNTER_PARTIAL_LOST]	= "partial bytes lost",

@@ -382,9 +382,10 @@ REPORT_RE = re.compile(r'BUG: KMEMCHECK: (\S+) in (\S+)')
 
 # What became of the values followed (kmemcheck.follow=1, the default):
 # judged at a use or dead, or given up unjudged: reported at the load
-# ("followed, not judged") or dropped ("followed, dropped").  A scenario
-# ends with FOLLOW_STATS; follow_stats() reads them back.
-FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed, not judged|followed, dropped):' "
+# ("followed, not judged") or dropped ("followed, dropped"), and why
+# ("not judged: ...", in the log only).  A scenario ends with FOLLOW_STATS;
+# follow_stats() reads them back.
+FOLLOW_STATS = ("grep -E '^(uninit loads followed|followed|not judged)' "
 		"/sys/kernel/debug/kmemcheck/stats 2>/dev/null | "
 		"sed 's/^/kmemcheck-harness: follow /'\n")
 FOLLOW_STATS_RE = re.compile(r'kmemcheck-harness: follow '

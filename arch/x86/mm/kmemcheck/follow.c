@@ -1502,6 +1502,7 @@ static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 		kf_stop(f, KMEMCHECK_COUNTER_FOLLOW_USED);
 		return;
 	}
+	kmemcheck_count(KMEMCHECK_COUNTER_FOLLOW_END + why);
 	/*
 	 * A context switch leaves callee-saved registers as they were, and
 	 * an instruction that faulted runs again after the fault: what they
