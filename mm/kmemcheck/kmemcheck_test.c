@@ -37,6 +37,7 @@
 #include <linux/set_memory.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/sprintf.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -75,7 +76,11 @@ static struct {
 	char alloc[NR_REPORTS][STACK_LEN];
 	char freed[NR_REPORTS][STACK_LEN];	/* under "Freed at:" */
 	char trace[NR_REPORTS][STACK_LEN];	/* under "Call Trace:" */
+	/* The bytes under "Memory around it:", and the carets under them. */
+	char memory[NR_REPORTS][LINE_LEN];
+	char caret[NR_REPORTS][LINE_LEN];
 	char *stack;		/* where the frames that follow go */
+	char *next;		/* where the next line goes, whatever it is */
 } observed = {
 	.lock = __SPIN_LOCK_UNLOCKED(observed.lock),
 };
@@ -98,6 +103,14 @@ static bool line_starts(const char *buf, size_t len, const char *prefix)
 	size_t n = strlen(prefix);
 
 	return len >= n && !strncmp(buf, prefix, n);
+}
+
+/* Is the console line @buf of @len bytes @text, but for its newline? */
+static bool line_is(const char *buf, size_t len, const char *text)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	return len == strlen(text) && !strncmp(buf, text, len);
 }
 
 /* Append the function name of the frame line @buf to @stack. */
@@ -134,7 +147,10 @@ static void report_start(int i, const char *buf, size_t len)
 	observed.alloc[i][0] = '\0';
 	observed.freed[i][0] = '\0';
 	observed.trace[i][0] = '\0';
+	observed.memory[i][0] = '\0';
+	observed.caret[i][0] = '\0';
 	observed.stack = NULL;
+	observed.next = NULL;
 }
 
 /* "Uninit was loaded at:", or "... at (the first of N loads merged):". */
@@ -157,6 +173,16 @@ static void report_line(const char *buf, size_t len)
 {
 	int i = observed.nr - 1;
 
+	if (observed.next) {
+		save_line(observed.next, buf, len);
+		observed.next = observed.next == observed.memory[i] ?
+				observed.caret[i] : NULL;
+		return;
+	}
+	if (line_is(buf, len, "Memory around it:")) {
+		observed.next = observed.memory[i];
+		return;
+	}
 	if (line_starts(buf, len, "Read of size ") ||
 	    line_starts(buf, len, "Copy of size ") ||
 	    line_starts(buf, len, "DMA to a device of size "))
@@ -240,6 +266,8 @@ struct expect_report {
 	/* Followed, not judged: the end of "Followed for N instructions". */
 	const char *unjudged;
 	const char *cache;	/* the cache named, for a slab object */
+	/* Bytes before the first bad one, as "Memory around it:" shows them. */
+	const char *memory;
 	bool any_access;	/* the read and its first bad byte unchecked */
 };
 
@@ -297,6 +325,22 @@ static bool stack_starts_in_kmemcheck(const char *frames)
 }
 
 /* Does report @i match the optional parts of @r? */
+/*
+ * Does the memory dump of report @i show @bytes ("de ad be ef") right
+ * before the first bad byte, with the carets under that byte?
+ */
+static bool memory_dump_matches(const char *bytes, int i)
+{
+	const char *at = strstr(observed.memory[i], bytes);
+	size_t col;
+
+	if (!at)
+		return false;
+	col = at - observed.memory[i] + strlen(bytes) + 1;
+	return strlen(observed.caret[i]) == col + 2 &&
+	       !strcmp(observed.caret[i] + col, "^^");
+}
+
 static bool report_details(const struct expect_report *r, int i)
 {
 	char user[LINE_LEN];
@@ -322,6 +366,8 @@ static bool report_details(const struct expect_report *r, int i)
 	if (!r->unjudged != !observed.followed[i][0])
 		return false;
 	if (r->unjudged && !strstr(observed.followed[i], r->unjudged))
+		return false;
+	if (r->memory && !memory_dump_matches(r->memory, i))
 		return false;
 	if (r->cache) {
 		scnprintf(user, sizeof(user), " of cache %s, ", r->cache);
@@ -2834,6 +2880,41 @@ static void test_follow_branch(struct kunit *test)
 		      .origin = test_follow_branch);
 }
 
+/*
+ * The report shows the bytes around the first bad one (no_hash_pointers):
+ * four written, then the carets under the fifth, never written.  Its twin
+ * writes all eight.
+ */
+static noinline void test_branch_on(const void *p)
+{
+	asm volatile("movl (%0), %%eax\n\ttestl %%eax, %%eax\n\tjz 1f\n\tnop\n"
+		     "1:\txorl %%eax, %%eax" : : "r" (p) : "eax", "memory", "cc");
+}
+
+static void test_report_memory_dump(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	if (!no_hash_pointers)
+		kunit_skip(test, "the bytes are shown with no_hash_pointers");
+	memcpy(p, "\xde\xad\xbe\xef", 4);
+	test_follow_on(test);
+	test_branch_on(p + 4);
+	EXPECT_REPORT(test, UNINIT, test_branch_on, 4, p + 4,
+		      .use = USE_BRANCH, .memory = "de ad be ef");
+}
+
+static void test_report_memory_dump_init(struct kunit *test)
+{
+	u8 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	memcpy(p, "\xde\xad\xbe\xef\x01\x02\x03\x04", 8);
+	test_follow_on(test);
+	test_branch_on(p + 4);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
 /* A branch on the defined bits of a partly uninitialized word. */
 static void test_follow_branch_masked(struct kunit *test)
 {
@@ -4510,6 +4591,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_off_reports_load),
 	KUNIT_CASE(test_follow_branch),
 	KUNIT_CASE(test_follow_branch_masked),
+	KUNIT_CASE(test_report_memory_dump),
+	KUNIT_CASE(test_report_memory_dump_init),
 	KUNIT_CASE(test_follow_address),
 	KUNIT_CASE(test_follow_address_defined),
 	KUNIT_CASE(test_follow_store_global),

@@ -30,10 +30,12 @@
 #include <linux/panic.h>
 #include <linux/panic_notifier.h>
 #include <linux/printk.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/sprintf.h>
 #include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
@@ -42,7 +44,6 @@
 #include <linux/workqueue.h>
 
 #include <asm/kmemcheck.h>
-#include <asm/ptrace.h>
 
 #include <kunit/test.h>
 #include <kunit/test-bug.h>
@@ -173,7 +174,7 @@ struct kmemcheck_record {
 	char shadow[KMEMCHECK_WINDOW];
 	/* The memory of the window, if it could be read. */
 	bool memory_valid;
-	u32 memory[KMEMCHECK_WINDOW / sizeof(u32)];
+	u8 memory[KMEMCHECK_WINDOW];
 	unsigned int nr_entries;
 	unsigned long entries[KMEMCHECK_STACK_DEPTH];
 };
@@ -689,7 +690,8 @@ void kmemcheck_report(struct pt_regs *regs, enum kmemcheck_bug_type type,
 		return;
 	nr = stack_trace_save_regs(regs, kmemcheck_stack,
 				   KMEMCHECK_STACK_DEPTH, 0);
-	kmemcheck_record(nr, regs->ip, type, addr, size, bad, dst,
+	kmemcheck_record(nr, instruction_pointer(regs), type, addr, size,
+			 bad, dst,
 			 dst ? KMEMCHECK_SINK_MEMORY : KMEMCHECK_SINK_NONE,
 			 NULL);
 	kmemcheck_stop_recording();
@@ -716,7 +718,8 @@ void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
 		return;
 	nr = stack_trace_save_regs(regs, kmemcheck_stack,
 				   KMEMCHECK_STACK_DEPTH, 0);
-	kmemcheck_record(nr, regs->ip, use == KMEMCHECK_USE_USER ?
+	kmemcheck_record(nr, instruction_pointer(regs),
+			 use == KMEMCHECK_USE_USER ?
 			 KMEMCHECK_BUG_INFOLEAK : KMEMCHECK_BUG_UNINIT,
 			 load->addr, load->size, load->bad, dst,
 			 KMEMCHECK_SINK_NONE, &fw);
@@ -804,28 +807,23 @@ static void kmemcheck_print_shadow(const struct kmemcheck_record *r)
 }
 
 /*
- * The memory of the window, a 32-bit word at a time, through %p: hashed,
- * like every pointer, unless booted with no_hash_pointers, so that no
- * kernel memory leaks into a log by default (as in KFENCE's reports).
- * The caret points at the two digits of the first bad byte.
+ * The bytes of the window, only if booted with no_hash_pointers, as KFENCE
+ * prints the bytes of a canary: a log is not to leak kernel memory by
+ * default.  The caret points at the first bad byte.
  */
 static void kmemcheck_print_memory(const struct kmemcheck_record *r)
 {
 	unsigned int caret = r->bad - r->window;
-	const u32 *m = r->memory;
 
 	if (!r->memory_valid)
 		return;
-	BUILD_BUG_ON(ARRAY_SIZE(r->memory) != 8);
-	pr_err("Memory around it, in 32-bit words (hashed unless no_hash_pointers):\n");
-	pr_err(" %p: %p %p %p %p %p %p %p %p\n", (void *)r->window,
-	       (void *)(unsigned long)m[0], (void *)(unsigned long)m[1],
-	       (void *)(unsigned long)m[2], (void *)(unsigned long)m[3],
-	       (void *)(unsigned long)m[4], (void *)(unsigned long)m[5],
-	       (void *)(unsigned long)m[6], (void *)(unsigned long)m[7]);
-	/* Little-endian: the last two digits of a word are its first byte. */
-	pr_err(" %*s^^\n", (int)(2 * sizeof(void *) + 2 + caret / 4 * 9 +
-				  (3 - caret % 4) * 2), "");
+	if (!no_hash_pointers) {
+		pr_err("Memory around it: shown with no_hash_pointers\n");
+		return;
+	}
+	pr_err("Memory around it:\n");
+	pr_err(" %p: %*ph\n", (void *)r->window, KMEMCHECK_WINDOW, r->memory);
+	pr_err(" %*s^^\n", (int)(2 * sizeof(void *) + 2 + caret * 3), "");
 }
 
 static void kmemcheck_print_stack(const char *title,
@@ -1077,6 +1075,7 @@ early_initcall(kmemcheck_report_init);
  */
 void kmemcheck_unknown_insn(struct pt_regs *regs)
 {
+	unsigned long ip = instruction_pointer(regs);
 	unsigned int n;
 
 	kmemcheck_count(KMEMCHECK_COUNTER_UNKNOWN_INSN);
@@ -1084,12 +1083,12 @@ void kmemcheck_unknown_insn(struct pt_regs *regs)
 		return;
 	for (n = 0; n < KMEMCHECK_CODE_LEN; n++) {
 		if (copy_from_kernel_nofault(&kmemcheck_unknown_code[n],
-					     (void *)(regs->ip + n), 1))
+					     (void *)(ip + n), 1))
 			break;
 	}
 	kmemcheck_unknown_len = n;
 	/* Publish the bytes with the address: kmemcheck_report_flush(). */
-	smp_store_release(&kmemcheck_unknown_ip, regs->ip);
+	smp_store_release(&kmemcheck_unknown_ip, ip);
 	irq_work_queue(&kmemcheck_irq_work);
 }
 
