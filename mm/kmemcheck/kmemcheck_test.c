@@ -265,6 +265,7 @@ struct expect_report {
 	int merged;		/* ... and how many loads it merged, if not 1 */
 	/* Followed, not judged: the end of "Followed for N instructions". */
 	const char *unjudged;
+	unsigned int insns_min, insns_max;	/* ... and N, if not 0 */
 	const char *cache;	/* the cache named, for a slab object */
 	/* Bytes before the first bad one, as "Memory around it:" shows them. */
 	const char *memory;
@@ -341,6 +342,15 @@ static bool memory_dump_matches(const char *bytes, int i)
 	       !strcmp(observed.caret[i] + col, "^^");
 }
 
+/* Did report @i say it followed its value for @min to @max instructions? */
+static bool followed_within(int i, unsigned int min, unsigned int max)
+{
+	unsigned int n;
+
+	return sscanf(observed.followed[i], "Followed for %u instruction",
+		      &n) == 1 && n >= min && n <= max;
+}
+
 static bool report_details(const struct expect_report *r, int i)
 {
 	char user[LINE_LEN];
@@ -366,6 +376,8 @@ static bool report_details(const struct expect_report *r, int i)
 	if (!r->unjudged != !observed.followed[i][0])
 		return false;
 	if (r->unjudged && !strstr(observed.followed[i], r->unjudged))
+		return false;
+	if (r->insns_max && !followed_within(i, r->insns_min, r->insns_max))
 		return false;
 	if (r->memory && !memory_dump_matches(r->memory, i))
 		return false;
@@ -3654,7 +3666,8 @@ static void test_follow_bound_reported(struct kunit *test)
 	test_follow_on(test);
 	test_hold_value(p, false);
 	EXPECT_REPORT(test, UNINIT, test_hold_value, 4, p,
-		      .unjudged = "as far as kmemcheck follows a value");
+		      .unjudged = "as far as kmemcheck follows a value",
+		      .insns_min = 4096, .insns_max = 4096);
 }
 
 static void test_follow_bound_dropped(struct kunit *test)
@@ -3699,25 +3712,28 @@ static void test_follow_bound_variable(struct kunit *test)
 /*
  * A window that meets a second load just before its bound: the first
  * value is kept in %edi for some 4,060 instructions, then @q's word is
- * read into %eax, the first value dropped, and @q's kept for 100 more,
- * across the bound, then dropped or branched on.  The late load is
- * followed on to its judgement: no report at the bound for a value loaded
- * a few instructions before it.
+ * read into %eax, the first value dropped, and @q's kept for @hold turns
+ * of a loop, across the bound, then dropped or branched on.  The late
+ * load is followed on to its judgement: no report at the bound for a
+ * value loaded a few instructions before it; but kept past the grace, it
+ * is reported at its load, followed some 1,060 instructions.
  */
-static noinline void test_late_load(const u32 *p, const u32 *q, bool use)
+static noinline void test_late_load(const u32 *p, const u32 *q, u32 hold,
+				    bool use)
 {
 	u32 n = 2030, used = use;
 
 	asm volatile("movl (%[p]), %%edi\n"
 		     "1:\tdecl %[n]\n\tjnz 1b\n\t"
 		     "movl (%[q]), %%eax\n\txorl %%edi, %%edi\n\t"
-		     "movl $50, %[n]\n"
+		     "movl %[hold], %[n]\n"
 		     "2:\tdecl %[n]\n\tjnz 2b\n\t"
 		     "cmpl $0, %[use]\n\tjz 3f\n\t"
 		     "testl %%eax, %%eax\n\tjz 3f\n\tnop\n"
 		     "3:\txorl %%eax, %%eax"
 		     : [n] "+r" (n)
-		     : [p] "r" (p), [q] "r" (q), [use] "rm" (used)
+		     : [p] "r" (p), [q] "r" (q), [hold] "rm" (hold),
+		       [use] "rm" (used)
 		     : "eax", "edi", "memory", "cc");
 }
 
@@ -3727,7 +3743,7 @@ static void test_follow_late_load_dead(struct kunit *test)
 	u32 *q = test_alloc(test, 8, GFP_KERNEL);
 
 	test_follow_on(test);
-	test_late_load(p, q, false);
+	test_late_load(p, q, 50, false);
 	EXPECT_NO_REPORT(test);
 	expect_follow_judged(test);
 }
@@ -3738,9 +3754,108 @@ static void test_follow_late_load_used(struct kunit *test)
 	u32 *q = test_alloc(test, 8, GFP_KERNEL);
 
 	test_follow_on(test);
-	test_late_load(p, q, true);
+	test_late_load(p, q, 50, true);
 	EXPECT_REPORT(test, UNINIT, test_late_load, 4, q,
 		      .use = USE_BRANCH, .loaded = test_late_load);
+	expect_follow_judged(test);
+}
+
+static void test_follow_late_load_capped(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_late_load(p, q, 600, false);
+	EXPECT_REPORT(test, UNINIT, test_late_load, 4, q,
+		      .unjudged = "as far as kmemcheck follows a value",
+		      .insns_min = 1000, .insns_max = 1100);
+}
+
+/*
+ * The same late load into %esi, a callee-saved register: followed on as
+ * well, though what is left in such registers at an unjudged end is not
+ * reported.
+ */
+static noinline void test_late_variable(const u32 *p, const u32 *q, bool use)
+{
+	u32 n = 2030, used = use;
+
+	asm volatile("movl (%[p]), %%edi\n"
+		     "1:\tdecl %[n]\n\tjnz 1b\n\t"
+		     "movl (%[q]), %%esi\n\txorl %%edi, %%edi\n\t"
+		     "movl $50, %[n]\n"
+		     "2:\tdecl %[n]\n\tjnz 2b\n\t"
+		     "cmpl $0, %[use]\n\tjz 3f\n\t"
+		     "testl %%esi, %%esi\n\tjz 3f\n\tnop\n"
+		     "3:\txorl %%esi, %%esi"
+		     : [n] "+r" (n)
+		     : [p] "r" (p), [q] "r" (q), [use] "rm" (used)
+		     : "esi", "edi", "memory", "cc");
+}
+
+static void test_follow_late_variable_dead(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_late_variable(p, q, false);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+static void test_follow_late_variable_used(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_late_variable(p, q, true);
+	EXPECT_REPORT(test, UNINIT, test_late_variable, 4, q,
+		      .use = USE_BRANCH, .loaded = test_late_variable);
+	expect_follow_judged(test);
+}
+
+/*
+ * One load instruction run twice, some 4,060 instructions apart, its value
+ * kept in %eax between the runs and for 100 instructions after the second,
+ * across the bound, then dropped or branched on: a load met again is as
+ * young as its last run.
+ */
+static noinline void test_reload(const u32 *q, bool use)
+{
+	u32 n = 2030, k = 2, used = use;
+
+	asm volatile("1:\tmovl (%[q]), %%eax\n"
+		     "2:\tdecl %[n]\n\tjnz 2b\n\t"
+		     "movl $50, %[n]\n\tdecl %[k]\n\tjnz 1b\n\t"
+		     "cmpl $0, %[use]\n\tjz 3f\n\t"
+		     "testl %%eax, %%eax\n\tjz 3f\n\tnop\n"
+		     "3:\txorl %%eax, %%eax"
+		     : [n] "+r" (n), [k] "+r" (k)
+		     : [q] "r" (q), [use] "rm" (used)
+		     : "eax", "memory", "cc");
+}
+
+static void test_follow_reload_dead(struct kunit *test)
+{
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_reload(q, false);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+static void test_follow_reload_used(struct kunit *test)
+{
+	u32 *q = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_reload(q, true);
+	EXPECT_REPORT(test, UNINIT, test_reload, 4, q,
+		      .use = USE_BRANCH, .loaded = test_reload);
 	expect_follow_judged(test);
 }
 
@@ -3748,8 +3863,8 @@ static void test_follow_late_load_used(struct kunit *test)
  * A 16-bit field read with a 32-bit MOV into %edi, its two padding bytes
  * with it, and kept there across a call that runs past the bound of
  * following, as virtqueue_get_buf_ctx() keeps last_used_idx across
- * detach_buf_split(): the bits are the caller's, in a register the callee
- * saves, and dropped with no report.  The twins call a short
+ * detach_buf_split(): the bits are in a callee-saved register, where a
+ * function keeps its variables, and dropped with no report.  The twins call a short
  * function: the bits die at the XOR, or are branched on after the return
  * and reported there (the field is 0: whether %edi is zero is up to the
  * padding).
@@ -4637,6 +4752,11 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_parked_used),
 	KUNIT_CASE(test_follow_late_load_dead),
 	KUNIT_CASE(test_follow_late_load_used),
+	KUNIT_CASE(test_follow_late_load_capped),
+	KUNIT_CASE(test_follow_late_variable_dead),
+	KUNIT_CASE(test_follow_late_variable_used),
+	KUNIT_CASE(test_follow_reload_dead),
+	KUNIT_CASE(test_follow_reload_used),
 	KUNIT_CASE(test_follow_second_load),
 	KUNIT_CASE(test_follow_first_load),
 	KUNIT_CASE(test_follow_merged_loads),

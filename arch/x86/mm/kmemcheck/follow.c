@@ -1443,11 +1443,11 @@ static void kf_stop(struct kmemcheck_follow *f, enum kmemcheck_counter why)
 }
 
 /*
- * Registers the i386 kernel ABI leaves to the caller: a callee saves one
- * before it writes it and restores it before it returns.  They hold a
- * function's variables across its calls, as its stack words do; %eax,
- * %ecx, %edx and the flags hold the value being computed, and do not
- * outlive a call.
+ * Registers a callee must keep for its caller, in the i386 kernel ABI: it
+ * saves one before it writes it and restores it before it returns.  They
+ * hold a function's variables across its calls, as its stack words do;
+ * %eax, %ecx, %edx and the flags hold the value being computed, and do
+ * not outlive a call.
  */
 static bool kf_callee_saved(unsigned int n)
 {
@@ -1473,22 +1473,44 @@ static kf_src_t kf_computed_src(const struct kmemcheck_follow *f, bool *live)
 	return src;
 }
 
-/* When the first of the loads @src was met: loads are in window order. */
+/* When the load a report names for @src (kf_first_load()) last ran. */
 static unsigned int kf_load_at(const struct kmemcheck_follow *f, kf_src_t src)
 {
 	src &= BIT(f->nr_loads) - 1;
 	return src ? f->load_at[__ffs(src)] : 0;
 }
 
+/* When the youngest load whose bits are left anywhere last ran. */
+static unsigned int kf_youngest_load(const struct kmemcheck_follow *f)
+{
+	kf_src_t src = kf_flags_src(f, KF_ARITH);
+	unsigned int i, at = 0;
+
+	for (i = 0; i < 8; i++) {
+		if (f->reg[i])
+			src |= f->reg_src[i];
+	}
+	for (i = 0; i < KMEMCHECK_FOLLOW_SLOTS; i++) {
+		if (f->slot[i].undef)
+			src |= f->slot[i].src;
+	}
+	for (i = 0; i < f->nr_loads; i++) {
+		if (src & BIT(i))
+			at = max(at, f->load_at[i]);
+	}
+	return at;
+}
+
 /*
  * Following ends before a judgement.  Undefined bits left in the value
  * being computed (%eax, %ecx, %edx, the flags) are reported at their first
  * load, as with kmemcheck.follow=0, and the report says how far they went.
- * Bits left only in variables, stack words and callee-saved registers,
+ * Bits left only in variables (stack words and callee-saved registers)
  * are dropped, unreported: padding copied into a local lives as long as
  * its frame, and is no bug; GCC reads a 16-bit field with a 32-bit MOV,
  * padding and all, into %edi, and keeps it there across the calls of the
- * function (virtqueue_get_buf_ctx() and last_used_idx).  Both are counted.
+ * function (virtqueue_get_buf_ctx() and last_used_idx).  A variable used
+ * after such an end is missed.  Both ends are counted.
  */
 static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 		       enum kmemcheck_unjudged why)
@@ -1520,24 +1542,21 @@ static void kf_give_up(struct kmemcheck_follow *f, const struct pt_regs *regs,
 }
 
 /*
- * Past KMEMCHECK_FOLLOW_MAX_INSNS instructions of the oldest load whose
- * bits the value being computed holds, or past the grace of a late load?
- * A window that met a second load after 4,000 instructions of the first
- * ends a few instructions later, at the bound, not judged, with the fresh
- * value in %eax: it would report what was loaded two instructions before.
+ * Past the bound: no load whose bits are left ran in the last
+ * KMEMCHECK_FOLLOW_MAX_INSNS instructions, or the grace is over.  Counted
+ * from the start of the window, a window that met a second load after
+ * 4,000 instructions of the first would end a few instructions later, not
+ * judged, and report the fresh value in %eax; counted from the last run
+ * of the youngest load, a value is followed for as long wherever in the
+ * window it was read.
  */
 static bool kf_past_bound(const struct kmemcheck_follow *f)
 {
-	bool live;
-	kf_src_t src;
-
 	if (f->insns < KMEMCHECK_FOLLOW_MAX_INSNS)
 		return false;
 	if (f->insns >= KMEMCHECK_FOLLOW_MAX_INSNS + KMEMCHECK_FOLLOW_GRACE)
 		return true;
-	src = kf_computed_src(f, &live);
-	return !live ||
-	       f->insns - kf_load_at(f, src) >= KMEMCHECK_FOLLOW_MAX_INSNS;
+	return f->insns - kf_youngest_load(f) >= KMEMCHECK_FOLLOW_MAX_INSNS;
 }
 
 /*
