@@ -61,7 +61,7 @@
 /*
  * Instructions stepped for one value before it is given up: long enough
  * for a value kept in a stack local across a lock and a few calls.  A
- * load that joins the window late is followed on, for up to
+ * window goes on while a load it met is younger than that, for up to
  * KMEMCHECK_FOLLOW_GRACE instructions more (kf_past_bound()).  The
  * interrupts of the CPU wait for the window to end.
  */
@@ -141,7 +141,8 @@ struct kmemcheck_follow {
 	unsigned long popped_if;	/* KF_IRQ_POPPED: the code's IF */
 	unsigned int nr_loads;
 	struct kmemcheck_load load[KMEMCHECK_FOLLOW_LOADS];
-	unsigned int load_at[KMEMCHECK_FOLLOW_LOADS];	/* insns then */
+	/* f->insns when each load last ran: kf_load() */
+	unsigned int load_at[KMEMCHECK_FOLLOW_LOADS];
 };
 
 static DEFINE_PER_CPU(struct kmemcheck_follow, kmemcheck_follow);
@@ -336,7 +337,8 @@ static void kf_new_load(struct kmemcheck_follow *f, struct pt_regs *regs,
 	struct kmemcheck_load *l = &f->load[f->nr_loads];
 	unsigned int nr;
 
-	f->load_at[f->nr_loads++] = f->insns;
+	f->load_at[f->nr_loads] = f->insns;
+	f->nr_loads++;
 	l->ip = ip;
 	l->addr = addr;
 	l->size = size;
@@ -353,7 +355,9 @@ static void kf_new_load(struct kmemcheck_follow *f, struct pt_regs *regs,
  * it reads (both words of CMPXCHG8B, the elements of a REP string, a
  * loop's turns).  The loads after KMEMCHECK_FOLLOW_LOADS count as the
  * last one: a report names the first load of a value, and says how many
- * it merged, at least.
+ * it merged, at least.  A load met again is as young as its last run: a
+ * driver's loop reading a ring entry again and again is followed for as
+ * long each time.
  */
 static kf_src_t kf_load(struct kmemcheck_follow *f, struct pt_regs *regs,
 			unsigned long addr, unsigned int size, u32 undef)
@@ -362,12 +366,16 @@ static kf_src_t kf_load(struct kmemcheck_follow *f, struct pt_regs *regs,
 
 	for (i = 0; i < f->nr_loads; i++) {
 		if (f->load[i].ip == regs->ip)
-			return BIT(i);
+			break;
 	}
-	if (f->nr_loads == KMEMCHECK_FOLLOW_LOADS)
-		return BIT(KMEMCHECK_FOLLOW_LOADS - 1);
+	if (i == KMEMCHECK_FOLLOW_LOADS)
+		i--;
+	if (i < f->nr_loads) {
+		f->load_at[i] = f->insns;
+		return BIT(i);
+	}
 	kf_new_load(f, regs, regs->ip, addr, size, addr + __ffs(undef) / 8);
-	return BIT(f->nr_loads - 1);
+	return BIT(i);
 }
 
 /* The undefined bits of @size bytes of memory at @addr. */
