@@ -3609,44 +3609,6 @@ static noinline void test_unmodelled_pushed(const u32 *p)
 
 #define NOT_MODELLED	"an instruction kmemcheck does not model"
 
-/*
- * INVLPG, which kmemcheck runs itself when a followed kfree() hides a
- * page, is followed through: the value held across it is judged after
- * it, dropped or branched on.
- */
-static noinline void test_invlpg_with(const u32 *p, bool use)
-{
-	u32 used = use;
-
-	asm volatile("movl (%[p]), %%edx\n\tinvlpg %[g]\n\t"
-		     "cmpl $0, %[use]\n\tjz 1f\n\t"
-		     "testl %%edx, %%edx\n\tjz 1f\n\tnop\n"
-		     "1:\txorl %%edx, %%edx"
-		     : : [p] "r" (p), [g] "m" (test_global), [use] "rm" (used)
-		     : "edx", "memory", "cc");
-}
-
-static void test_follow_invlpg_dead(struct kunit *test)
-{
-	u32 *p = test_alloc(test, 8, GFP_KERNEL);
-
-	test_follow_on(test);
-	test_invlpg_with(p, false);
-	EXPECT_NO_REPORT(test);
-	expect_follow_judged(test);
-}
-
-static void test_follow_invlpg_used(struct kunit *test)
-{
-	u32 *p = test_alloc(test, 8, GFP_KERNEL);
-
-	test_follow_on(test);
-	test_invlpg_with(p, true);
-	EXPECT_REPORT(test, UNINIT, test_invlpg_with, 4, p,
-		      .use = USE_BRANCH, .loaded = test_invlpg_with);
-	expect_follow_judged(test);
-}
-
 static void test_follow_unjudged_reported(struct kunit *test)
 {
 	u32 *p = test_alloc(test, 8, GFP_KERNEL);
@@ -4781,8 +4743,6 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_stack_late_init),
 	KUNIT_CASE(test_follow_unjudged_reported),
 	KUNIT_CASE(test_follow_unjudged_dead),
-	KUNIT_CASE(test_follow_invlpg_dead),
-	KUNIT_CASE(test_follow_invlpg_used),
 	KUNIT_CASE(test_follow_unjudged_stack_only),
 	KUNIT_CASE(test_follow_bound_reported),
 	KUNIT_CASE(test_follow_bound_dropped),

@@ -930,8 +930,6 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 		return true;
 	}
 	switch (op1) {
-	case 0x01:	/* INVLPG m: kmemcheck hiding a page, in a followed kfree() */
-		return reg == 7 && X86_MODRM_MOD(insn->modrm.value) != 3;
 	case 0x0d:	/* PREFETCHW */
 	case 0x18:	/* PREFETCHh */
 	case 0x1f:	/* NOP r/m */
