@@ -4012,6 +4012,47 @@ static void test_follow_flags_written_load(struct kunit *test)
 		      .use = USE_BRANCH, .loaded = test_flags_two_loads);
 }
 
+/*
+ * DIV leaves the arithmetic flags undefined to the architecture: with a
+ * defined dividend they carry no bit of memory, so a branch on them is
+ * no use of the value a window holds in %edi; with the dividend loaded
+ * from @p they do, and the branch is a use.
+ */
+static noinline void test_divide_flags(const u32 *p, bool from_memory)
+{
+	u32 divisor = 3, load = from_memory;
+
+	asm volatile("movl (%[p]), %%edi\n\tmovl $7, %%eax\n\t"
+		     "cmpl $0, %[load]\n\tjz 1f\n\t"
+		     "movl %%edi, %%eax\n"
+		     "1:\txorl %%edx, %%edx\n\tdivl %[d]\n\t"
+		     "jz 2f\n\tnop\n"
+		     "2:\txorl %%eax, %%eax\n\txorl %%edx, %%edx\n\t"
+		     "xorl %%edi, %%edi"
+		     : : [p] "r" (p), [load] "rm" (load), [d] "r" (divisor)
+		     : "eax", "edx", "edi", "memory", "cc");
+}
+
+static void test_follow_divide_flags_defined(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_divide_flags(p, false);
+	EXPECT_NO_REPORT(test);
+	expect_follow_judged(test);
+}
+
+static void test_follow_divide_flags_undefined(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 8, GFP_KERNEL);
+
+	test_follow_on(test);
+	test_divide_flags(p, true);
+	EXPECT_REPORT(test, UNINIT, test_divide_flags, 4, p,
+		      .use = USE_BRANCH, .loaded = test_divide_flags);
+}
+
 /* The twin: q initialized, "if (b)" is no use of uninit. */
 static void test_follow_second_load_init(struct kunit *test)
 {
@@ -4763,6 +4804,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_follow_second_load_init),
 	KUNIT_CASE(test_follow_flags_kept_load),
 	KUNIT_CASE(test_follow_flags_written_load),
+	KUNIT_CASE(test_follow_divide_flags_defined),
+	KUNIT_CASE(test_follow_divide_flags_undefined),
 	KUNIT_CASE(test_stack_copy_init),
 	KUNIT_CASE(test_stack_copy_uninit_8),
 	KUNIT_CASE(test_stack_copy_uninit_32),

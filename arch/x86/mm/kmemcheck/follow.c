@@ -836,7 +836,12 @@ static bool kf_group3(struct kmemcheck_follow *f, struct pt_regs *regs,
 			kf_write_reg(f, KF_DX, kf_mask(size),
 				     kf_all_or_none(any, size));
 		}
-		kf_write_flags(f, KF_ARITH, KF_ARITH);
+		/*
+		 * The flags DIV leaves are undefined to the architecture, not
+		 * to kmemcheck: no code branches on them, and they hold no
+		 * bit of memory unless the dividend does.
+		 */
+		kf_write_flags(f, KF_ARITH, any ? KF_ARITH : 0);
 		return true;
 	}
 }
