@@ -14,9 +14,9 @@ twin that reads the whole buffer must not; a module that makes 256 call
 sites report at once must leave the guest working, its reports held back
 by kmemcheck's rate limit.
 
-kmemcheck.py (which imports this module) passes itself to test_devices():
-the layer is made of its BootTest, check_boot(), boot_test_modules() and
-Result, as the boot/ layer is.
+The layer is made of the BootTest of kmemcheck_tables.py and of the
+check_boot(), boot_test_modules() and Result of kmemcheck_layers.py, which
+kmemcheck.py passes to test_devices(), as the boot/ layer is.
 """
 
 import contextlib
@@ -34,6 +34,7 @@ from types import ModuleType
 from typing import Dict, List, Optional, Tuple
 
 import kmemcheck_qemu as qemu
+import kmemcheck_tables as tables
 import kmemcheck_tree as tree
 from kmemcheck_tree import HarnessError
 
@@ -272,8 +273,8 @@ STALL_CMDLINE = 'rcupdate.rcu_cpu_stall_timeout=60'
 
 @dataclass
 class DevicesTest:
-	"""A BootTest of kmemcheck.py and the devices of its machine."""
-	boot: object  # kmemcheck.BootTest
+	"""A BootTest of kmemcheck_tables.py and the devices of its machine."""
+	boot: tables.BootTest
 	disk: bool = True
 	net: bool = False
 	same_steps_as: str = ''  # a test whose step lines this one must print too
@@ -289,38 +290,42 @@ TIMEOUT_ON = 240
 TIMEOUT_MODULE = 60
 
 
-def tests(h: ModuleType) -> List[DevicesTest]:
-	"""The layer's tests, made of kmemcheck.py's BootTest (@h: kmemcheck.py)."""
+def tests() -> List[DevicesTest]:
+	"""The layer's tests, made of kmemcheck_tables.py's BootTest."""
 	module = os.path.join(tree.REPO, tree.HARNESS_DIR, 'module')
 	make = ('KMEMCHECK_DEVICES=m',)
 	steps = [step_regex(s, d) for s, d in STEPS] + [r'^devices: done$']
 	return [
-		DevicesTest(h.BootTest('kmemcheck-0', 'kmemcheck=0 kmemleak=on', 1, SCENARIO,
-				       must=steps, must_not=[KSTR_STEP_FAILED, KSTR_KMEMLEAK_OFF,
-							     h.KSTR_ANY_REPORT],
-				       timeout=TIMEOUT_OFF), net=True),
-		DevicesTest(h.BootTest('kmemcheck-1', 'kmemcheck=1 kmemleak=on', 1, SCENARIO,
-				       must=[h.KSTR_BOOT_MODE[1]] + steps,
-				       must_not=[KSTR_STEP_FAILED, KSTR_KMEMLEAK_OFF,
-						 h.KSTR_ANY_REPORT],
-				       max_reports=0, timeout=TIMEOUT_ON),
+		DevicesTest(tables.BootTest('kmemcheck-0', 'kmemcheck=0 kmemleak=on', 1, SCENARIO,
+					    must=steps,
+					    must_not=[KSTR_STEP_FAILED, KSTR_KMEMLEAK_OFF,
+						      tables.KSTR_ANY_REPORT],
+					    timeout=TIMEOUT_OFF), net=True),
+		DevicesTest(tables.BootTest('kmemcheck-1', 'kmemcheck=1 kmemleak=on', 1, SCENARIO,
+					    must=[tables.KSTR_BOOT_MODE[1]] + steps,
+					    must_not=[KSTR_STEP_FAILED, KSTR_KMEMLEAK_OFF,
+						      tables.KSTR_ANY_REPORT],
+					    max_reports=0, timeout=TIMEOUT_ON),
 			    net=True, same_steps_as='kmemcheck-0'),
-		DevicesTest(h.BootTest('driver-bug', 'kmemcheck=1', 1,
-				       insmod('kmemcheck_driver.ko', 'dev=/dev/vda len=512'),
-				       must=[INSMOD_OK, KSTR_DRIVER_READ.format(512),
-					     KSTR_DRIVER_REPORT, KSTR_DRIVER_OFFSET],
-				       reports=[r'^uninit-value in kmemcheck_driver_count$'],
-				       timeout=TIMEOUT_MODULE, module=module, module_make=make)),
-		DevicesTest(h.BootTest('driver-twin', 'kmemcheck=1', 1,
-				       insmod('kmemcheck_driver.ko', 'dev=/dev/vda len=4096'),
-				       must=[INSMOD_OK, KSTR_DRIVER_READ.format(4096)],
-				       must_not=[h.KSTR_ANY_REPORT], max_reports=0,
-				       timeout=TIMEOUT_MODULE, module=module, module_make=make)),
-		DevicesTest(h.BootTest('flood', 'kmemcheck=1', 1, FLOOD_SCENARIO,
-				       must=[INSMOD_OK, KSTR_FLOOD_DONE, h.KSTR_UNINIT,
-					     KSTR_RATE_LIMITED],
-				       reports=[r'^uninit-value in kmemcheck_flood_[0-9a-f]{2}$'],
-				       timeout=TIMEOUT_MODULE, module=module, module_make=make),
+		DevicesTest(tables.BootTest('driver-bug', 'kmemcheck=1', 1,
+					    insmod('kmemcheck_driver.ko', 'dev=/dev/vda len=512'),
+					    must=[INSMOD_OK, KSTR_DRIVER_READ.format(512),
+					          KSTR_DRIVER_REPORT, KSTR_DRIVER_OFFSET],
+					    reports=[r'^uninit-value in kmemcheck_driver_count$'],
+					    timeout=TIMEOUT_MODULE, module=module,
+					    module_make=make)),
+		DevicesTest(tables.BootTest('driver-twin', 'kmemcheck=1', 1,
+					    insmod('kmemcheck_driver.ko', 'dev=/dev/vda len=4096'),
+					    must=[INSMOD_OK, KSTR_DRIVER_READ.format(4096)],
+					    must_not=[tables.KSTR_ANY_REPORT], max_reports=0,
+					    timeout=TIMEOUT_MODULE, module=module,
+					    module_make=make)),
+		DevicesTest(tables.BootTest('flood', 'kmemcheck=1', 1, FLOOD_SCENARIO,
+					    must=[INSMOD_OK, KSTR_FLOOD_DONE, tables.KSTR_UNINIT,
+					          KSTR_RATE_LIMITED],
+					    reports=[r'^uninit-value in kmemcheck_flood_[0-9a-f]{2}$'],
+					    timeout=TIMEOUT_MODULE, module=module,
+					    module_make=make),
 			    disk=False),
 	]
 
@@ -366,10 +371,10 @@ def detail(res: qemu.BootResult) -> str:
 
 
 def test_devices(ctx, rep, h: ModuleType) -> None:
-	"""The devices/ tests that @rep wants, on ctx's kernel (@h: kmemcheck.py)."""
+	"""The devices/ tests that @rep wants, on ctx's kernel (@h: kmemcheck_layers.py)."""
 	if not rep.wants_layer(LAYER):
 		return
-	wanted = [t for t in tests(h) if rep.wants(f'{LAYER}/{t.boot.name}')]
+	wanted = [t for t in tests() if rep.wants(f'{LAYER}/{t.boot.name}')]
 	if not wanted:
 		return
 	os.makedirs(ctx.logs, exist_ok=True)

@@ -13,8 +13,9 @@ passes when the guest gets back to the script and powers off in time,
 without a splat, and every kmemcheck report is a known finding (the
 "Findings on 6.12" of tools/testing/kmemcheck/README).
 
-kmemcheck.py (which imports this module) passes itself to test_fuzz(): the
-layer is made of its BootTest, check_boot() and Result, as devices/ is.
+The layer is made of the BootTest of kmemcheck_tables.py and of the
+check_boot() and Result of kmemcheck_layers.py, which kmemcheck.py passes
+to test_fuzz(), as devices/ is.
 """
 
 import contextlib
@@ -26,6 +27,7 @@ from types import ModuleType
 from typing import List, Optional
 
 import kmemcheck_qemu as qemu
+import kmemcheck_tables as tables
 import kmemcheck_tree as tree
 from kmemcheck_tree import HarnessError
 
@@ -189,11 +191,10 @@ def detail(res: qemu.BootResult) -> str:
 	return f'[{", ".join(parts)}]' if parts else ''
 
 
-def boot(ctx, h: ModuleType, name: str = 'trinity', cmdline: str = 'kmemcheck=1',
-	 echo=None):
+def boot(ctx, name: str = 'trinity', cmdline: str = 'kmemcheck=1', echo=None):
 	"""One boot of the trinity scenario; (BootTest, BootResult)."""
-	t = h.BootTest(name, cmdline, 1, scenario(), must=[h.KSTR_BOOT_MODE[1], *MUST],
-		       must_not=list(MUST_NOT), timeout=TIMEOUT)
+	t = tables.BootTest(name, cmdline, 1, scenario(), must=[tables.KSTR_BOOT_MODE[1], *MUST],
+			    must_not=list(MUST_NOT), timeout=TIMEOUT)
 	log_name = f'{LAYER}-{name}'
 	initrd = qemu.build_initramfs(
 		trinity_debs(ctx.build_dir), t.script,
@@ -211,13 +212,13 @@ def boot(ctx, h: ModuleType, name: str = 'trinity', cmdline: str = 'kmemcheck=1'
 
 
 def test_fuzz(ctx, rep, h: ModuleType) -> None:
-	"""fuzz/trinity, if @rep wants it, on ctx's kernel (@h: kmemcheck.py)."""
+	"""fuzz/trinity, if @rep wants it, on ctx's kernel (@h: kmemcheck_layers.py)."""
 	name = f'{LAYER}/trinity'
 	if not rep.wants_layer(LAYER) or not rep.wants(name):
 		return
 	os.makedirs(ctx.logs, exist_ok=True)
 	try:
-		t, res = boot(ctx, h)
+		t, res = boot(ctx)
 	except (HarnessError, OSError, subprocess.CalledProcessError) as e:
 		rep.report(h.Result(name, False, str(e).splitlines()[0]))
 		return
