@@ -12,8 +12,8 @@
 #ifndef _LINUX_KMEMCHECK_H
 #define _LINUX_KMEMCHECK_H
 
-#include <linux/atomic.h>
 #include <linux/dma-direction.h>
+#include <linux/errno.h>
 #include <linux/gfp_types.h>
 #include <linux/jump_label.h>
 #include <linux/types.h>
@@ -432,118 +432,25 @@ static __always_inline bool kmemcheck_slab_store_freeptr(void *freeptr,
 	return true;
 }
 
-/* Why following a value ended before a use or its end. */
-enum kmemcheck_unjudged {
-	KMEMCHECK_UNJUDGED_BOUND,	/* as many instructions as followed */
-	KMEMCHECK_UNJUDGED_INSN,	/* an instruction outside the model */
-	KMEMCHECK_UNJUDGED_FAULT,	/* an exception in a followed insn */
-	KMEMCHECK_UNJUDGED_STACK,	/* the code left the stack it was on */
-	KMEMCHECK_UNJUDGED_SPILL,	/* more stack words than are followed */
-	KMEMCHECK_UNJUDGED_TYPES,
-};
-
-/* Counters shown in debugfs kmemcheck/stats. */
-enum kmemcheck_counter {
-	KMEMCHECK_COUNTER_TRACKED_PAGES,	/* pages with a shadow now */
-	KMEMCHECK_COUNTER_SHADOW_FAILED,	/* shadow allocations failed */
-	KMEMCHECK_COUNTER_FAULTS,		/* page faults handled */
-	KMEMCHECK_COUNTER_STEPS,		/* single-steps completed */
-	KMEMCHECK_COUNTER_EMULATED,		/* faults done without a step */
-	KMEMCHECK_COUNTER_CANCELLED,		/* steps cut by a nested fault */
-	KMEMCHECK_COUNTER_UNKNOWN_INSN,		/* faults on undecodable insns */
-	KMEMCHECK_COUNTER_REPORTS,		/* reports printed */
-	KMEMCHECK_COUNTER_SUPPRESSED,		/* repeats not printed */
-	KMEMCHECK_COUNTER_LIMITED,		/* new reports past report_limit */
-	KMEMCHECK_COUNTER_LOST,			/* reports dropped: queue full */
-	KMEMCHECK_COUNTER_FOLLOWED,		/* uninit loads followed */
-	KMEMCHECK_COUNTER_FOLLOW_DIED,		/* ... to no use: overwritten */
-	KMEMCHECK_COUNTER_FOLLOW_USED,		/* ... to a use, reported */
-	KMEMCHECK_COUNTER_FOLLOW_UNJUDGED,	/* ... not judged: reported at the load */
-	KMEMCHECK_COUNTER_FOLLOW_DROPPED,	/* ... not judged, dropped */
-	/* ... not judged, reported or dropped, by enum kmemcheck_unjudged */
-	KMEMCHECK_COUNTER_FOLLOW_END,
-	KMEMCHECK_COUNTER_FOLLOW_END_LAST = KMEMCHECK_COUNTER_FOLLOW_END +
-					    KMEMCHECK_UNJUDGED_TYPES - 1,
-	KMEMCHECK_COUNTER_FOLLOW_INSNS,		/* instructions stepped to follow */
-	KMEMCHECK_COUNTER_PARTIAL_PAGES,	/* pages with partial bit masks */
-	KMEMCHECK_COUNTER_PARTIAL_LOST,		/* bit masks not kept: no room */
-	KMEMCHECK_COUNTER_UNSELECTED,		/* allocations kmemcheck.track= left out */
-	KMEMCHECK_COUNTER_REPLAYED,		/* faults done before the fault entry */
-	KMEMCHECK_COUNTER_SHED,			/* busy pages whose freed bytes expired */
-	KMEMCHECK_COUNTER_STACK_LOST,		/* copied to the stack, not followed */
-	KMEMCHECK_COUNTER_COUNT,
-};
-
-extern atomic_long_t kmemcheck_counters[KMEMCHECK_COUNTER_COUNT];
-
-static __always_inline void kmemcheck_count(enum kmemcheck_counter c)
-{
-	raw_atomic_long_inc(&kmemcheck_counters[c]);
-}
-
-/* For the architecture's fault handler. */
-void kmemcheck_access(struct pt_regs *regs, unsigned long addr, size_t size,
-		      bool read, bool write);
-bool kmemcheck_access_quick(unsigned long addr, size_t size, bool write,
-			    bool *rest);
-void kmemcheck_copy(struct pt_regs *regs, unsigned long src, unsigned long dst,
-		    size_t size);
-void kmemcheck_unknown_insn(struct pt_regs *regs);
-bool kmemcheck_page_may_rest(unsigned long addr);
-bool kmemcheck_may_emulate(void);
-void kmemcheck_hot_fault(unsigned long ip, unsigned long addr);
-bool kmemcheck_page_tracked(unsigned long addr);
-
-/*
- * Following a value read from uninitialized memory to its use: the
- * architecture models the instructions, the generic code keeps the shadow
- * and reports.  See Documentation/dev-tools/kmemcheck.rst.
- */
-
-/* What a followed value reached, when it is reported. */
-enum kmemcheck_use {
-	KMEMCHECK_USE_BRANCH,		/* a conditional jump */
-	KMEMCHECK_USE_SELECT,		/* a conditional move or set */
-	KMEMCHECK_USE_ADDRESS,		/* an address or a jump target */
-	KMEMCHECK_USE_DIVISOR,		/* a divisor */
-	KMEMCHECK_USE_COUNT,		/* a shift, string or loop count */
-	KMEMCHECK_USE_ARITH,		/* arithmetic on memory in place */
-	KMEMCHECK_USE_STORE,		/* a store to untracked memory */
-	KMEMCHECK_USE_USER,		/* a store to user space */
-	KMEMCHECK_USE_TYPES,
-};
+bool __kmemcheck_owns_direct_map(struct page *page);
+int kmemcheck_set_direct_map(struct page *page, bool present);
 
 /**
- * struct kmemcheck_load - where a followed value was read
- * @ip:		the instruction that read it
- * @addr:	first byte read
- * @size:	bytes read
- * @bad:	first uninitialized byte read
- * @stack:	stack depot handle of the stack at the read, or 0
- * @merged:	loads of uninitialized memory the value reported was
- *		computed from; this is the first of them
+ * kmemcheck_owns_direct_map() - is a page's direct map kmemcheck's?
+ * @page:	a page
+ *
+ * kmemcheck alone maps a page it tracks: hidden, the page is not present
+ * with a mark of kmemcheck's.  Code that unmaps and maps pages of the
+ * direct map must do it with kmemcheck_set_direct_map() for such a page,
+ * which leaves it hidden as kmemcheck knows it, and need not flush the
+ * TLB of other CPUs: kmemcheck runs on one.
+ *
+ * Return: true if @page is tracked and in the direct map.
  */
-struct kmemcheck_load {
-	unsigned long ip;
-	unsigned long addr;
-	unsigned int size;
-	unsigned long bad;
-	u32 stack;
-	unsigned int merged;
-};
-
-bool kmemcheck_follow_enabled(void);
-bool kmemcheck_range_uninit(unsigned long addr, size_t size,
-			    unsigned long *bad);
-u64 kmemcheck_value_load(struct pt_regs *regs, unsigned long addr,
-			 unsigned int size);
-void kmemcheck_value_store(unsigned long addr, unsigned int size, u64 undef);
-u8 kmemcheck_value_undef(unsigned long addr);
-void kmemcheck_report_use(struct pt_regs *regs, enum kmemcheck_use use,
-			  const struct kmemcheck_load *load, unsigned long dst);
-void kmemcheck_report_unjudged(const struct kmemcheck_load *load,
-			       unsigned int insns, unsigned long end,
-			       enum kmemcheck_unjudged why);
+static __always_inline bool kmemcheck_owns_direct_map(struct page *page)
+{
+	return kmemcheck_enabled() && __kmemcheck_owns_direct_map(page);
+}
 
 #else /* CONFIG_KMEMCHECK */
 
@@ -607,9 +514,14 @@ static inline bool kmemcheck_is_obj_initialized(const void *address,
 
 static inline void kmemcheck_disable_current(void) { }
 static inline void kmemcheck_enable_current(void) { }
-static inline bool kmemcheck_page_tracked(unsigned long addr)
+static inline bool kmemcheck_owns_direct_map(struct page *page)
 {
 	return false;
+}
+
+static inline int kmemcheck_set_direct_map(struct page *page, bool present)
+{
+	return -EINVAL;
 }
 
 #endif /* CONFIG_KMEMCHECK */
@@ -643,5 +555,26 @@ static inline bool kmemcheck_page_tracked(unsigned long addr)
  *	p->y = 2;
  */
 #define kmemcheck_annotate_bitfield(group)	kmemcheck_annotate_variable(group)
+
+/**
+ * kmemcheck_unchecked() - evaluate an expression, its reads unchecked
+ * @expr:	the expression
+ *
+ * For runtime code that reads tracked memory whatever its state and
+ * throws the value away when it was not what it expected, as SLUB does
+ * with a free pointer another context may just have handed out.  Writes
+ * still update the shadow.
+ *
+ * Return: the value of @expr.
+ */
+#define kmemcheck_unchecked(expr)					\
+({									\
+	typeof(expr) __kmemcheck_val;					\
+									\
+	kmemcheck_disable_current();					\
+	__kmemcheck_val = (expr);					\
+	kmemcheck_enable_current();					\
+	__kmemcheck_val;						\
+})
 
 #endif /* _LINUX_KMEMCHECK_H */

@@ -15,6 +15,8 @@
 #include <linux/stackdepot.h>
 #include <linux/types.h>
 
+#include "seam.h"
+
 struct dentry;
 struct kmem_cache;
 struct pt_regs;

@@ -1162,6 +1162,7 @@ static void test_direct_map_hidden(struct kunit *test)
 	struct page *page = virt_to_page(p);
 
 	KUNIT_ASSERT_TRUE(test, kmemcheck_arch_page_hidden((unsigned long)p));
+	KUNIT_EXPECT_TRUE(test, kmemcheck_owns_direct_map(page));
 	KUNIT_EXPECT_FALSE(test, kernel_page_present(page));
 	KUNIT_ASSERT_EQ(test, set_direct_map_default_noflush(page), 0);
 	KUNIT_EXPECT_TRUE(test, kernel_page_present(page));
@@ -1179,6 +1180,7 @@ static void test_direct_map_untracked(struct kunit *test)
 	u32 *p = test_alloc_pages(test, GFP_KERNEL | __GFP_NOTRACK, 0);
 	struct page *page = virt_to_page(p);
 
+	KUNIT_EXPECT_FALSE(test, kmemcheck_owns_direct_map(page));
 	KUNIT_ASSERT_TRUE(test, kernel_page_present(page));
 	KUNIT_ASSERT_EQ(test, set_direct_map_invalid_noflush(page), 0);
 	KUNIT_EXPECT_FALSE(test, kernel_page_present(page));
@@ -2739,6 +2741,25 @@ static void test_disable_current(struct kunit *test)
 	kmemcheck_enable_current();
 	expect_shadow(test, &p[1], 4, KMEMCHECK_SHADOW_INITIALIZED);
 	EXPECT_NO_REPORT(test);
+}
+
+/* kmemcheck_unchecked(): the reads of its expression are not checked... */
+static void test_unchecked(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	(void)kmemcheck_unchecked(READ_ONCE(p[0]));
+	EXPECT_NO_REPORT(test);
+}
+
+/* ... and those after it are. */
+static void test_unchecked_ends(struct kunit *test)
+{
+	u32 *p = test_alloc(test, 16, GFP_KERNEL);
+
+	(void)kmemcheck_unchecked(READ_ONCE(p[0]));
+	READ_ONCE(p[1]);
+	EXPECT_REPORT(test, UNINIT, test_unchecked_ends, 4, &p[1]);
 }
 
 /* ===== Reports fail other suites' tests ===== */
@@ -4722,6 +4743,8 @@ static struct kunit_case kmemcheck_test_cases[] = {
 	KUNIT_CASE(test_oneshot),
 	KUNIT_CASE(test_mode_off),
 	KUNIT_CASE(test_disable_current),
+	KUNIT_CASE(test_unchecked),
+	KUNIT_CASE(test_unchecked_ends),
 	KUNIT_CASE(test_uninit_fails_kunit_test),
 	KUNIT_CASE(test_init_passes_kunit_test),
 	KUNIT_CASE(test_uninit_expected_passes_kunit_test),

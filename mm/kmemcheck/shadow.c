@@ -283,6 +283,37 @@ bool kmemcheck_page_tracked(unsigned long addr)
 	return kmemcheck_shadow_of(addr);
 }
 
+/* For kmemcheck_owns_direct_map(). */
+bool __kmemcheck_owns_direct_map(struct page *page)
+{
+	return !PageHighMem(page) &&
+	       kmemcheck_page_tracked((unsigned long)page_address(page));
+}
+
+/**
+ * kmemcheck_set_direct_map() - hide or show a page kmemcheck tracks
+ * @page:	a page for which kmemcheck_owns_direct_map() is true
+ * @present:	show it (set_direct_map_default_noflush()) or hide it
+ *
+ * Hibernation's safe_copy_page() finds a hidden page not present, maps it
+ * around its copy and unmaps it again: it gets it back hidden, as
+ * kmemcheck knows it, or the next access would fault on a page kmemcheck
+ * no longer knows as hidden.
+ *
+ * Return: 0, or -EINVAL if the page has no PTE of its own.
+ */
+int kmemcheck_set_direct_map(struct page *page, bool present)
+{
+	unsigned long addr = (unsigned long)page_address(page);
+
+	if (present) {
+		/* False if it was shown already: as good. */
+		kmemcheck_arch_show_page(addr);
+		return 0;
+	}
+	return kmemcheck_arch_hide_page(addr) ? 0 : -EINVAL;
+}
+
 /* The count of bytes keeping the page of @shadow hidden. */
 static __always_inline unsigned long *kmemcheck_pending(const u8 *shadow)
 {

@@ -46,6 +46,7 @@
 
 #include "decode.h"
 #include "emulate.h"
+#include "seam.h"
 
 /* Elements of @size bytes from @addr up to the end of its page. */
 static unsigned long kmemcheck_rep_room(unsigned long addr, unsigned int size)

@@ -49,6 +49,7 @@
 #include "emulate.h"
 #include "follow.h"
 #include "replay.h"
+#include "seam.h"
 
 /* Nesting depth: a fault, an NMI in its step, a fault in that NMI... */
 #define KMEMCHECK_MAX_DEPTH	4

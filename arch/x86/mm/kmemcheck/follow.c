@@ -57,6 +57,7 @@
 
 #include "decode.h"
 #include "follow.h"
+#include "seam.h"
 
 /*
  * Instructions stepped for one value before it is given up: long enough

@@ -11,6 +11,8 @@
 #include <linux/kmemcheck.h>
 #include <linux/types.h>
 
+#include "seam.h"
+
 struct insn;
 struct kmemcheck_insn;
 struct pt_regs;

@@ -31,6 +31,7 @@
 
 #include "emulate.h"
 #include "replay.h"
+#include "seam.h"
 
 #define KMEMCHECK_REPLAY_REG(r)	(offsetof(struct pt_regs, r) / sizeof(long))
 
