@@ -323,27 +323,48 @@ static const struct op_desc x87[8][8] = {
 
 /* ==== Decoding ======================================================= */
 
-/* A general register by its number in ModRM/SIB. */
-static u32 reg_value(const struct pt_regs *regs, unsigned int regno)
+#define KMEMCHECK_REG_SLOT(r)	(offsetof(struct pt_regs, r) / sizeof(long))
+
+/* Where pt_regs keeps each general register, in longs. */
+const u8 kmemcheck_reg_slot[8] = {
+	KMEMCHECK_REG_SLOT(ax), KMEMCHECK_REG_SLOT(cx),
+	KMEMCHECK_REG_SLOT(dx), KMEMCHECK_REG_SLOT(bx),
+	KMEMCHECK_REG_SLOT(sp), KMEMCHECK_REG_SLOT(bp),
+	KMEMCHECK_REG_SLOT(si), KMEMCHECK_REG_SLOT(di),
+};
+
+/**
+ * kmemcheck_addr_mode_of() - the addressing mode of a ModRM memory operand
+ * @insn:	instruction decoded in 32-bit mode
+ * @m:		filled in
+ *
+ * Return: false if @insn has no ModRM memory operand (no ModRM, or a
+ * register form).
+ */
+bool kmemcheck_addr_mode_of(const struct insn *insn,
+			    struct kmemcheck_addr_mode *m)
 {
-	switch (regno) {
-	case 0:
-		return regs->ax;
-	case 1:
-		return regs->cx;
-	case 2:
-		return regs->dx;
-	case 3:
-		return regs->bx;
-	case 4:
-		return regs->sp;
-	case 5:
-		return regs->bp;
-	case 6:
-		return regs->si;
-	default:
-		return regs->di;
+	u8 modrm = insn->modrm.bytes[0];
+	unsigned int mod = X86_MODRM_MOD(modrm);
+	unsigned int base = X86_MODRM_RM(modrm);
+
+	if (!insn->modrm.nbytes || mod == 3)
+		return false;
+	m->index = KMEMCHECK_NO_REG;
+	m->scale = 0;
+	m->disp = insn->displacement.value;
+	if (base == 4) {
+		/* SIB: index 4 is none, base 5 with mod 0 a bare disp32. */
+		u8 sib = insn->sib.bytes[0];
+
+		base = X86_SIB_BASE(sib);
+		if (X86_SIB_INDEX(sib) != 4) {
+			m->index = X86_SIB_INDEX(sib);
+			m->scale = X86_SIB_SCALE(sib);
+		}
 	}
+	m->base = base == 5 && mod == 0 ? KMEMCHECK_NO_REG : base;
+	return true;
 }
 
 /*
@@ -404,40 +425,23 @@ static int linear_address(const struct pt_regs *regs, int seg, u32 ea,
 }
 
 /*
- * The linear address of the ModRM memory operand.  @sp_bias is added to
- * %esp as a base register: POP computes the address of its destination
- * after incrementing %esp.  Addresses wrap at 4 GiB, as on the CPU.
+ * The linear address of the ModRM memory operand, @sp_bias added to %esp
+ * as a base (see kmemcheck_addr_offset()).
  */
 static int modrm_address(const struct insn *insn, const struct pt_regs *regs,
 			 u32 sp_bias, unsigned long *addr)
 {
-	u8 modrm = insn->modrm.bytes[0];
-	unsigned int mod = X86_MODRM_MOD(modrm);
-	int base = X86_MODRM_RM(modrm), index = -1, scale = 0, seg;
-	u32 ea = insn->displacement.value;
+	struct kmemcheck_addr_mode m;
+	int seg;
 
-	if (base == 4) {
-		u8 sib = insn->sib.bytes[0];
-
-		base = X86_SIB_BASE(sib);
-		if (X86_SIB_INDEX(sib) != 4) {
-			index = X86_SIB_INDEX(sib);
-			scale = X86_SIB_SCALE(sib);
-		}
-	}
-	if (base == 5 && mod == 0)
-		base = -1;		/* disp32 alone */
-
-	if (base >= 0)
-		ea += reg_value(regs, base) + (base == 4 ? sp_bias : 0);
-	if (index >= 0)
-		ea += reg_value(regs, index) << scale;
-
+	if (!kmemcheck_addr_mode_of(insn, &m))
+		return -EINVAL;
 	/* Default segments (%ss for %esp/%ebp) are flat: only overrides count. */
 	seg = seg_override(insn);
 	if (seg < 0)
 		return seg;
-	return linear_address(regs, seg, ea, addr);
+	return linear_address(regs, seg,
+			      kmemcheck_addr_offset(&m, regs, sp_bias), addr);
 }
 
 static void add_access(struct kmemcheck_insn *out, unsigned long addr,
@@ -592,7 +596,8 @@ static unsigned long bit_string_address(const struct insn *insn,
 					const struct pt_regs *regs,
 					unsigned long addr)
 {
-	u32 offset = reg_value(regs, X86_MODRM_REG(insn->modrm.bytes[0]));
+	u32 offset = kmemcheck_reg_value(regs,
+					 X86_MODRM_REG(insn->modrm.bytes[0]));
 
 	/*
 	 * The offset is signed and may reach far outside the operand; the

@@ -27,6 +27,66 @@ struct kmemcheck_access {
 	enum kmemcheck_access_kind kind;
 };
 
+/*
+ * The general registers by their number in ModRM, SIB and opcodes: %eax,
+ * %ecx, %edx, %ebx, %esp, %ebp, %esi, %edi.  Every part of kmemcheck that
+ * reads or writes one by its number goes through kmemcheck_reg().
+ */
+#define KMEMCHECK_NO_REG	0xff
+
+extern const u8 kmemcheck_reg_slot[8];
+
+/* The general register @n (0-7) of @regs. */
+static __always_inline unsigned long *kmemcheck_reg(struct pt_regs *regs,
+						    unsigned int n)
+{
+	return (unsigned long *)regs + kmemcheck_reg_slot[n & 7];
+}
+
+static __always_inline unsigned long
+kmemcheck_reg_value(const struct pt_regs *regs, unsigned int n)
+{
+	return ((const unsigned long *)regs)[kmemcheck_reg_slot[n & 7]];
+}
+
+/**
+ * struct kmemcheck_addr_mode - how an instruction addresses memory
+ * @base:	register number of the base, or KMEMCHECK_NO_REG
+ * @index:	register number of the index, or KMEMCHECK_NO_REG
+ * @scale:	the index is shifted left by @scale
+ * @disp:	displacement
+ *
+ * The offset in the segment is disp + base + (index << scale), wrapping
+ * at 4 GiB (kmemcheck_addr_offset()).
+ */
+struct kmemcheck_addr_mode {
+	u8 base;
+	u8 index;
+	u8 scale;
+	s32 disp;
+};
+
+bool kmemcheck_addr_mode_of(const struct insn *insn,
+			    struct kmemcheck_addr_mode *m);
+
+/*
+ * The offset @m addresses with the registers @regs; @sp_bias is added to
+ * %esp as a base: POP computes its destination after incrementing %esp.
+ */
+static __always_inline u32
+kmemcheck_addr_offset(const struct kmemcheck_addr_mode *m,
+		      const struct pt_regs *regs, u32 sp_bias)
+{
+	u32 ea = m->disp;
+
+	if (m->base != KMEMCHECK_NO_REG)
+		ea += kmemcheck_reg_value(regs, m->base) +
+		      (m->base == 4 ? sp_bias : 0);
+	if (m->index != KMEMCHECK_NO_REG)
+		ea += kmemcheck_reg_value(regs, m->index) << m->scale;
+	return ea;
+}
+
 /* Flags describing the instruction as a whole. */
 #define KMEMCHECK_INSN_STRING	0x1	/* MOVS/CMPS/STOS/LODS/SCAS */
 #define KMEMCHECK_INSN_REP	0x2	/* with a REP/REPE/REPNE prefix */

@@ -242,13 +242,11 @@ static void kmemcheck_set_low(unsigned long *reg, unsigned long val,
 static unsigned long *kmemcheck_mov_reg(struct insn *insn,
 					struct pt_regs *regs, int bytes)
 {
-	unsigned long *reg = insn_get_modrm_reg_ptr(insn, regs);
+	unsigned int n = X86_MODRM_REG(insn->modrm.value);
 
-	if (!reg || reg == &regs->sp)
+	if (n == 4 || (bytes == 1 && n >= 4))
 		return NULL;
-	if (bytes == 1 && X86_MODRM_REG(insn->modrm.value) >= 4)
-		return NULL;
-	return reg;
+	return kmemcheck_reg(regs, n);
 }
 
 /* Do a MOV, MOVZX or MOVSX between a register and present memory. */

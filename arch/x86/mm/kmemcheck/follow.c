@@ -244,20 +244,6 @@ static void kf_write_flags(struct kmemcheck_follow *f, u32 mask, u32 undef)
 	f->flags = (f->flags & ~mask) | (undef & mask);
 }
 
-static unsigned long *kf_regp(struct pt_regs *regs, unsigned int n)
-{
-	switch (n) {
-	case KF_AX: return &regs->ax;
-	case KF_CX: return &regs->cx;
-	case KF_DX: return &regs->dx;
-	case KF_BX: return &regs->bx;
-	case KF_SP: return &regs->sp;
-	case KF_BP: return &regs->bp;
-	case KF_SI: return &regs->si;
-	default: return &regs->di;
-	}
-}
-
 /* Is @addr on the stack the followed code runs on? */
 static bool kf_on_stack(const struct pt_regs *regs, unsigned long addr)
 {
@@ -419,7 +405,7 @@ static bool kf_value(struct pt_regs *regs, const struct kf_opnd *o, u32 *val)
 {
 	switch (o->kind) {
 	case KF_REG:
-		*val = (*kf_regp(regs, o->reg) >> o->shift) & kf_mask(o->size);
+		*val = (*kmemcheck_reg(regs, o->reg) >> o->shift) & kf_mask(o->size);
 		return true;
 	case KF_IMM:
 		*val = o->imm & kf_mask(o->size);
@@ -533,21 +519,15 @@ static struct kf_opnd kf_modrm_reg(const struct insn *insn, unsigned int size)
 /* The undefined bits of the registers forming a memory operand's address. */
 static u32 kf_addr_undef(struct kmemcheck_follow *f, const struct insn *insn)
 {
-	unsigned int mod = X86_MODRM_MOD(insn->modrm.value);
-	unsigned int rm = X86_MODRM_RM(insn->modrm.value);
-	unsigned int base, index;
+	struct kmemcheck_addr_mode m;
 	u32 undef = 0;
 
-	if (!insn->modrm.nbytes || mod == 3)
+	if (!kmemcheck_addr_mode_of(insn, &m))
 		return 0;
-	if (rm != 4)
-		return mod == 0 && rm == 5 ? 0 : kf_reg(f, rm);
-	base = X86_SIB_BASE(insn->sib.value);
-	index = X86_SIB_INDEX(insn->sib.value);
-	if (!(mod == 0 && base == 5))
-		undef |= kf_reg(f, base);
-	if (index != 4)
-		undef |= kf_reg(f, index) << X86_SIB_SCALE(insn->sib.value);
+	if (m.base != KMEMCHECK_NO_REG)
+		undef |= kf_reg(f, m.base);
+	if (m.index != KMEMCHECK_NO_REG)
+		undef |= kf_reg(f, m.index) << m.scale;
 	return undef;
 }
 
@@ -985,7 +965,7 @@ static bool kf_0f(struct kmemcheck_follow *f, struct pt_regs *regs,
 			kf_use(f, regs, rm.kind == KF_MEM ?
 			       KMEMCHECK_USE_ADDRESS : KMEMCHECK_USE_COUNT, 0);
 		kf_bit(f, regs, op1 == 0xa3 ? 4 : (op1 >> 3) & 7, &rm,
-		       *kf_regp(regs, r.reg));
+		       *kmemcheck_reg(regs, r.reg));
 		return true;
 	case 0xba:	/* BT, BTS, BTR, BTC r/m, imm8 */
 		if (reg < 4 || !kf_rm(insn, ki, opsz, &rm))

@@ -22,7 +22,6 @@
 
 #include <linux/kmemcheck.h>
 #include <linux/mm.h>
-#include <linux/stddef.h>
 
 #include <asm/insn.h>
 #include <asm/insn-eval.h>
@@ -32,16 +31,6 @@
 #include "emulate.h"
 #include "replay.h"
 #include "seam.h"
-
-#define KMEMCHECK_REPLAY_REG(r)	(offsetof(struct pt_regs, r) / sizeof(long))
-
-/* pt_regs, in longs, by ModRM register number; %esp is not replayed. */
-static const u8 kmemcheck_replay_regs[8] = {
-	KMEMCHECK_REPLAY_REG(ax), KMEMCHECK_REPLAY_REG(cx),
-	KMEMCHECK_REPLAY_REG(dx), KMEMCHECK_REPLAY_REG(bx),
-	KMEMCHECK_REPLAY_NO_REG, KMEMCHECK_REPLAY_REG(bp),
-	KMEMCHECK_REPLAY_REG(si), KMEMCHECK_REPLAY_REG(di),
-};
 
 /* The kind of a MOV of insn_decode_mmio()'s @type, or NONE. */
 static u8 kmemcheck_replay_kind(const struct insn *insn,
@@ -110,33 +99,15 @@ static bool kmemcheck_replay_reg(struct kmemcheck_replay *r,
 		n -= 4;
 		r->reg_shift = 8;
 	}
-	r->reg = kmemcheck_replay_regs[n];
-	return r->reg != KMEMCHECK_REPLAY_NO_REG;
+	r->reg = n;
+	return n != 4;
 }
 
-/* Base, index and scale of the memory operand; false if %esp-based. */
+/* The addressing mode of the memory operand; false if %esp-based. */
 static bool kmemcheck_replay_address(struct kmemcheck_replay *r,
 				     const struct insn *insn)
 {
-	unsigned int mod = X86_MODRM_MOD(insn->modrm.value);
-	unsigned int rm = X86_MODRM_RM(insn->modrm.value);
-	unsigned int sib = insn->sib.value;
-
-	r->base = KMEMCHECK_REPLAY_NO_REG;
-	r->index = KMEMCHECK_REPLAY_NO_REG;
-	r->disp = insn->displacement.value;
-	if (rm == 4) {
-		/* SIB; index 4 is none, base 5 with mod 0 a bare disp32. */
-		r->scale = X86_SIB_SCALE(sib);
-		if (X86_SIB_INDEX(sib) != 4)
-			r->index = kmemcheck_replay_regs[X86_SIB_INDEX(sib)];
-		rm = X86_SIB_BASE(sib);
-		if (rm == 4)
-			return false;
-	}
-	if (mod || rm != 5)
-		r->base = kmemcheck_replay_regs[rm];
-	return true;
+	return kmemcheck_addr_mode_of(insn, &r->mode) && r->mode.base != 4;
 }
 
 /**
@@ -176,24 +147,6 @@ void kmemcheck_replay_compile(struct kmemcheck_replay *r, struct insn *insn)
 		r->kind = KMEMCHECK_REPLAY_NONE;
 }
 
-static unsigned long *kmemcheck_replay_regp(struct pt_regs *regs, u8 n)
-{
-	return (unsigned long *)regs + n;
-}
-
-/* The linear address of @r's memory operand with the registers @regs. */
-static unsigned long kmemcheck_replay_ea(const struct kmemcheck_replay *r,
-					 struct pt_regs *regs)
-{
-	unsigned long addr = r->disp;
-
-	if (r->base != KMEMCHECK_REPLAY_NO_REG)
-		addr += *kmemcheck_replay_regp(regs, r->base);
-	if (r->index != KMEMCHECK_REPLAY_NO_REG)
-		addr += *kmemcheck_replay_regp(regs, r->index) << r->scale;
-	return addr;
-}
-
 /* The arithmetic of @r on @addr: its bytes all initialized, it is mapped. */
 static void kmemcheck_replay_arith(const struct kmemcheck_replay *r,
 				   struct pt_regs *regs, unsigned long addr)
@@ -207,7 +160,7 @@ static void kmemcheck_replay_arith(const struct kmemcheck_replay *r,
 	unsigned long *reg = NULL, val = (long)(s32)r->imm;
 
 	if (kmemcheck_replay_alu_reg(r)) {
-		reg = kmemcheck_replay_regp(regs, r->reg);
+		reg = kmemcheck_reg(regs, r->reg);
 		val = *reg;
 	}
 	kmemcheck_alu_do(&alu, regs, addr, reg, val);
@@ -217,7 +170,7 @@ static void kmemcheck_replay_arith(const struct kmemcheck_replay *r,
 static void kmemcheck_replay_access(const struct kmemcheck_replay *r,
 				    struct pt_regs *regs, void *mem)
 {
-	unsigned long *reg = kmemcheck_replay_regp(regs, r->reg);
+	unsigned long *reg = kmemcheck_reg(regs, r->reg);
 	unsigned long mask, val;
 
 	switch (r->kind) {
@@ -272,7 +225,7 @@ bool kmemcheck_replay(struct pt_regs *regs, unsigned long address)
 	r = kmemcheck_decoded_replay(regs->ip);
 	if (!r)
 		return false;
-	addr = kmemcheck_replay_ea(r, regs);
+	addr = kmemcheck_addr_offset(&r->mode, regs, 0);
 	if (address - addr >= r->size ||
 	    offset_in_page(addr) + r->size > PAGE_SIZE)
 		return false;

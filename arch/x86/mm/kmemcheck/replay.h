@@ -10,6 +10,8 @@
 
 #include <linux/types.h>
 
+#include "decode.h"
+
 struct insn;
 struct pt_regs;
 
@@ -24,20 +26,14 @@ enum kmemcheck_replay_kind {
 	KMEMCHECK_REPLAY_ALU,		/* arithmetic on initialized memory */
 };
 
-/* A register operand or address part that is not there. */
-#define KMEMCHECK_REPLAY_NO_REG	0xff
-
 /**
  * struct kmemcheck_replay - a MOV between a register and memory, compiled
  * @kind:	enum kmemcheck_replay_kind
  * @size:	bytes accessed: 1, 2 or 4
- * @reg:	the register operand, as an index of pt_regs in longs
+ * @reg:	the register operand, by number (kmemcheck_reg())
  * @reg_shift:	8 for %ah, %ch, %dh and %bh, else 0
- * @base:	base register of the address, as @reg, or KMEMCHECK_REPLAY_NO_REG
- * @index:	index register, likewise
- * @scale:	the index is shifted left by this many bits
  * @len:	length of the instruction
- * @disp:	displacement of the address
+ * @mode:	how the memory operand is addressed, never from %esp
  * @imm:	the immediate of KMEMCHECK_REPLAY_STORE_IMM, or of an ALU one
  * @alu_op:	for KMEMCHECK_REPLAY_ALU: enum kmemcheck_alu_op
  * @alu_to_reg:	... the register is the destination
@@ -52,11 +48,8 @@ struct kmemcheck_replay {
 	u8 size;
 	u8 reg;
 	u8 reg_shift;
-	u8 base;
-	u8 index;
-	u8 scale;
 	u8 len;
-	s32 disp;
+	struct kmemcheck_addr_mode mode;
 	u32 imm;
 	u8 alu_op;
 	bool alu_to_reg;
