@@ -6,7 +6,8 @@
  * on memory.  Single-stepping one costs a debug trap on top of the fault;
  * doing it here, with the page mapped, costs nothing more.  The MOV forms
  * are those insn_decode_mmio() knows, as TDX and SEV emulate them for
- * MMIO.  The arithmetic ones - group 1 (ADD, OR, AND, SUB, XOR, CMP) but
+ * MMIO, compiled and done by the code of the early fault path (replay.c).
+ * The arithmetic ones - group 1 (ADD, OR, AND, SUB, XOR, CMP) but
  * ADC and SBB, TEST, INC, DEC, XADD, XCHG and CMPXCHG - are run by the CPU
  * itself on the mapped memory, from registers loaded with the operands, so
  * that the result and the flags are exactly the instruction's.
@@ -46,6 +47,7 @@
 
 #include "decode.h"
 #include "emulate.h"
+#include "replay.h"
 #include "seam.h"
 
 /* Elements of @size bytes from @addr up to the end of its page. */
@@ -232,73 +234,6 @@ static void kmemcheck_set_low(unsigned long *reg, unsigned long val,
 	unsigned long mask = size < 4 ? (1UL << (8 * size)) - 1 : ~0UL;
 
 	*reg = (*reg & ~mask) | (val & mask);
-}
-
-/*
- * The register operand of a MOV, or NULL if it is one this code does not
- * handle: %ah-%bh share a register with %al-%bl, and %esp is left to the
- * single-step for simplicity (the kernel never keeps it in the heap).
- */
-static unsigned long *kmemcheck_mov_reg(struct insn *insn,
-					struct pt_regs *regs, int bytes)
-{
-	unsigned int n = X86_MODRM_REG(insn->modrm.value);
-
-	if (n == 4 || (bytes == 1 && n >= 4))
-		return NULL;
-	return kmemcheck_reg(regs, n);
-}
-
-/* Do a MOV, MOVZX or MOVSX between a register and present memory. */
-static bool kmemcheck_mov(struct pt_regs *regs, struct insn *insn,
-			  const struct kmemcheck_insn *kinsn)
-{
-	const struct kmemcheck_access *a = &kinsn->access[0];
-	void *mem = (void *)a->addr;
-	enum insn_mmio_type type;
-	unsigned long *reg, val = 0;
-	int bytes;
-
-	type = insn_decode_mmio(insn, &bytes);
-	if (type == INSN_MMIO_DECODE_FAILED || type == INSN_MMIO_MOVS ||
-	    kinsn->nr != 1 || bytes != a->size ||
-	    !kmemcheck_range_reachable(a->addr, a->size))
-		return false;
-
-	if (type == INSN_MMIO_WRITE_IMM) {
-		kmemcheck_access(regs, a->addr, bytes, false, true);
-		kmemcheck_store(mem, insn->immediate.value, bytes);
-		goto done;
-	}
-	reg = kmemcheck_mov_reg(insn, regs, bytes);
-	if (!reg)
-		return false;
-
-	switch (type) {
-	case INSN_MMIO_WRITE:
-		kmemcheck_access(regs, a->addr, bytes, false, true);
-		kmemcheck_store(mem, *reg, bytes);
-		break;
-	case INSN_MMIO_READ:
-		kmemcheck_access(regs, a->addr, bytes, true, false);
-		kmemcheck_set_low(reg, kmemcheck_load(mem, bytes), bytes);
-		break;
-	case INSN_MMIO_READ_ZERO_EXTEND:
-	case INSN_MMIO_READ_SIGN_EXTEND:
-		if (insn->opnd_bytes != 4)
-			return false;
-		kmemcheck_access(regs, a->addr, bytes, true, false);
-		val = kmemcheck_load(mem, bytes);
-		if (type == INSN_MMIO_READ_SIGN_EXTEND)
-			val = bytes == 1 ? (long)(s8)val : (long)(s16)val;
-		*reg = val;
-		break;
-	default:
-		return false;
-	}
-done:
-	regs->ip += insn->length;
-	return true;
 }
 
 /* The group 1 operations, by ModRM.reg, and by bits 5:3 of opcodes 00-3F. */
@@ -534,39 +469,35 @@ unsigned long kmemcheck_alu_do(const struct kmemcheck_alu_insn *alu,
 	return flags;
 }
 
-/* Do an arithmetic instruction between a register or immediate and memory. */
-static bool kmemcheck_arith(struct pt_regs *regs, struct insn *insn,
-			    const struct kmemcheck_insn *kinsn)
+/*
+ * A MOV between a register or an immediate and memory, or arithmetic on
+ * memory, as compiled for the early fault path (replay.c) and run by the
+ * same code: the shadow is checked and updated first, as the fault path
+ * would, then the instruction is done on the mapped memory.
+ */
+static bool kmemcheck_mov_or_arith(struct pt_regs *regs, struct insn *insn,
+				   const struct kmemcheck_insn *kinsn)
 {
 	const struct kmemcheck_access *a = &kinsn->access[0];
-	struct kmemcheck_alu_insn alu;
-	unsigned long *reg = NULL, val = 0, flags;
-	bool unary;
+	struct kmemcheck_replay r;
+	unsigned long flags;
+	bool cmpxchg;
 
-	if (kinsn->nr != 1 || insn_has_rep_prefix(insn) ||
-	    !kmemcheck_alu_decode(insn, &alu) || alu.size != a->size ||
-	    !kmemcheck_range_reachable(a->addr, a->size))
+	kmemcheck_replay_compile(&r, insn);
+	if (r.kind == KMEMCHECK_REPLAY_NONE || kinsn->nr != 1 ||
+	    r.size != a->size || !kmemcheck_range_reachable(a->addr, a->size))
 		return false;
 
-	unary = alu.op == KMEMCHECK_ALU_INC || alu.op == KMEMCHECK_ALU_DEC;
-	if (alu.imm) {
-		val = insn->immediate.value;
-	} else if (!unary) {
-		reg = kmemcheck_mov_reg(insn, regs, alu.size);
-		if (!reg)
-			return false;
-		val = *reg;
-	}
-
 	/* A CMPXCHG that fails writes nothing new: recorded once it ran. */
+	cmpxchg = r.kind == KMEMCHECK_REPLAY_ALU &&
+		  r.alu_op == KMEMCHECK_ALU_CMPXCHG;
 	kmemcheck_access(regs, a->addr, a->size,
 			 a->kind & KMEMCHECK_ACCESS_READ,
-			 (a->kind & KMEMCHECK_ACCESS_WRITE) &&
-			 alu.op != KMEMCHECK_ALU_CMPXCHG);
-	flags = kmemcheck_alu_do(&alu, regs, a->addr, reg, val);
-	if (alu.op == KMEMCHECK_ALU_CMPXCHG && (flags & X86_EFLAGS_ZF))
+			 (a->kind & KMEMCHECK_ACCESS_WRITE) && !cmpxchg);
+	flags = kmemcheck_replay_do(&r, regs, (void *)a->addr);
+	if (cmpxchg && (flags & X86_EFLAGS_ZF))
 		kmemcheck_access(regs, a->addr, a->size, false, true);
-	regs->ip += insn->length;
+	regs->ip += r.len;
 	return true;
 }
 
@@ -589,6 +520,5 @@ bool kmemcheck_emulate(struct pt_regs *regs, struct insn *insn,
 	if (kinsn->flags & KMEMCHECK_INSN_STRING)
 		return kmemcheck_rep_string(regs, kinsn) ||
 		       kmemcheck_repne_scasb(regs, insn, kinsn);
-	return kmemcheck_mov(regs, insn, kinsn) ||
-	       kmemcheck_arith(regs, insn, kinsn);
+	return kmemcheck_mov_or_arith(regs, insn, kinsn);
 }

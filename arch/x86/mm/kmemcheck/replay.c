@@ -147,9 +147,10 @@ void kmemcheck_replay_compile(struct kmemcheck_replay *r, struct insn *insn)
 		r->kind = KMEMCHECK_REPLAY_NONE;
 }
 
-/* The arithmetic of @r on @addr: its bytes all initialized, it is mapped. */
-static void kmemcheck_replay_arith(const struct kmemcheck_replay *r,
-				   struct pt_regs *regs, unsigned long addr)
+/* The arithmetic of @r on @addr, mapped; the flags it set. */
+static unsigned long kmemcheck_replay_arith(const struct kmemcheck_replay *r,
+					    struct pt_regs *regs,
+					    unsigned long addr)
 {
 	struct kmemcheck_alu_insn alu = {
 		.op = r->alu_op,
@@ -163,12 +164,22 @@ static void kmemcheck_replay_arith(const struct kmemcheck_replay *r,
 		reg = kmemcheck_reg(regs, r->reg);
 		val = *reg;
 	}
-	kmemcheck_alu_do(&alu, regs, addr, reg, val);
+	return kmemcheck_alu_do(&alu, regs, addr, reg, val);
 }
 
-/* Do @r's access at @mem, a present page now. */
-static void kmemcheck_replay_access(const struct kmemcheck_replay *r,
-				    struct pt_regs *regs, void *mem)
+/**
+ * kmemcheck_replay_do() - do a compiled instruction's access
+ * @r:		the instruction, compiled
+ * @regs:	registers; updated as the instruction would, but for %eip
+ * @mem:	its memory operand, present now
+ *
+ * The one place MOVs are done for kmemcheck, by the early fault path and
+ * by emulate.c alike; arithmetic is kmemcheck_alu_do()'s.
+ *
+ * Return: the flags an arithmetic instruction set, else 0.
+ */
+unsigned long kmemcheck_replay_do(const struct kmemcheck_replay *r,
+				  struct pt_regs *regs, void *mem)
 {
 	unsigned long *reg = kmemcheck_reg(regs, r->reg);
 	unsigned long mask, val;
@@ -194,9 +205,9 @@ static void kmemcheck_replay_access(const struct kmemcheck_replay *r,
 		*reg = r->size == 1 ? (long)(s8)val : (long)(s16)val;
 		break;
 	case KMEMCHECK_REPLAY_ALU:
-		kmemcheck_replay_arith(r, regs, (unsigned long)mem);
-		break;
+		return kmemcheck_replay_arith(r, regs, (unsigned long)mem);
 	}
+	return 0;
 }
 
 /**
@@ -238,7 +249,7 @@ bool kmemcheck_replay(struct pt_regs *regs, unsigned long address)
 				    r->kind == KMEMCHECK_REPLAY_STORE_IMM, &rest))
 		return false;
 	kmemcheck_arch_show_pte(pte, val);
-	kmemcheck_replay_access(r, regs, (void *)addr);
+	kmemcheck_replay_do(r, regs, (void *)addr);
 	if (!rest)
 		kmemcheck_arch_hide_pte(pte, val, addr);
 	regs->ip += r->len;

@@ -59,6 +59,8 @@ struct kmemcheck_replay {
 void kmemcheck_replay_compile(struct kmemcheck_replay *r,
 			      struct insn *insn);
 bool kmemcheck_replay(struct pt_regs *regs, unsigned long address);
+unsigned long kmemcheck_replay_do(const struct kmemcheck_replay *r,
+				  struct pt_regs *regs, void *mem);
 
 /* decode_cache.c: the replay of the decode kept for @ip, if it holds. */
 const struct kmemcheck_replay *kmemcheck_decoded_replay(unsigned long ip);
