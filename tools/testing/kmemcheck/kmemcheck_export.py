@@ -86,7 +86,9 @@ core check them, then map the pages, single-step the instruction and
 hide them again from the debug trap.  Plain moves and string
 instructions within mapped pages are emulated, so most accesses cost
 one fault and no trap.  KUnit tests check the decoder on the
-instructions the kernel uses.
+instructions the kernel uses, and, with the helpers of the generic
+suite, what the fault handler and the following of values do with
+given instructions.
 
 The next patch calls it from the page fault and debug trap handlers.
 ''', ('arch/x86/mm/kmemcheck/', 'arch/x86/include/asm/kmemcheck.h',

@@ -25,6 +25,7 @@ LINT_DIRS = ('mm/kmemcheck/', 'arch/x86/mm/kmemcheck/')
 KERNEL_DOC_FILES = ('include/linux/kmemcheck.h',
 		    'arch/x86/include/asm/kmemcheck.h',
 		    'mm/kmemcheck/kmemcheck.h',
+		    'mm/kmemcheck/kmemcheck_test.h',
 		    'arch/x86/mm/kmemcheck/decode.h',
 		    'arch/x86/mm/kmemcheck/emulate.h')
 CHECKPATCH_TIMEOUT = 300
