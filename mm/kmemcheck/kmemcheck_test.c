@@ -37,6 +37,7 @@
 #include <linux/mman.h>
 #include <linux/seq_file.h>
 #include <linux/set_memory.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/sprintf.h>
@@ -2114,17 +2115,26 @@ static noinline void test_copy_out_b(void *dst, const void *src, size_t n)
 	test_memcpy(dst, src, n);
 }
 
+/*
+ * Room for every line of the sites file: the suites before this case have
+ * made scores of sites, and the ones asked for may come last.
+ */
+#define TEST_SITES_SIZE		SZ_32K
+
 /* The count of bad accesses of the site in function @fn, from debugfs. */
 static unsigned long site_count(struct kunit *test, const void *fn)
 {
-	struct seq_file seq = { .size = PAGE_SIZE };
+	struct seq_file seq = { .size = TEST_SITES_SIZE };
 	unsigned long count = 0;
 	char name[LINE_LEN];
 	char *line, *next;
 
-	seq.buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	seq.buf = kunit_kzalloc(test, TEST_SITES_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, seq.buf);
 	kmemcheck_sites_show(&seq);
+	KUNIT_ASSERT_FALSE_MSG(test, seq_has_overflowed(&seq),
+			       "the sites file is longer than %d bytes",
+			       TEST_SITES_SIZE);
 	scnprintf(name, sizeof(name), " %ps+", fn);
 	for (line = seq.buf; line && *line; line = next) {
 		next = strchr(line, '\n');
