@@ -115,6 +115,21 @@ void kmemcheck_origin_set(unsigned long addr, enum kmemcheck_origin kind,
 depot_stack_handle_t kmemcheck_origin_get(unsigned long addr,
 					  enum kmemcheck_origin *kind);
 
+/* origin.c: the stacks that allocated and freed tracked memory. */
+depot_stack_handle_t kmemcheck_save_stack(gfp_t gfp);
+void kmemcheck_origin_alloc(unsigned long addr, size_t size, gfp_t gfp);
+void kmemcheck_origin_free(unsigned long addr, size_t size);
+void kmemcheck_origin_pages(struct page *page, unsigned int nr, gfp_t gfp);
+
+/* hooks.c: what the allocators tell kmemcheck. */
+bool kmemcheck_slack_known_at(const void *addr);
+
+/* check.c: accesses checked against the shadow. */
+bool kmemcheck_checking(void);
+enum kmemcheck_bug_type kmemcheck_bug_of(u8 state);
+bool kmemcheck_find_bad(unsigned long addr, size_t size, unsigned long *bad,
+			u8 *state);
+
 /* partial.c: the initialized bits of partly initialized bytes. */
 void kmemcheck_partial_init_shadow(const u8 *shadow);
 u8 kmemcheck_partial_defined(const u8 *shadow);

@@ -3,7 +3,7 @@
  * kmemcheck on x86-32: where a fault on a hidden page becomes a check.
  *
  * kmemcheck_page_fault() decodes the faulting instruction, hands every
- * access to the generic checks (mm/kmemcheck/core.c), shows the pages the
+ * access to the generic checks (mm/kmemcheck/check.c), shows the pages the
  * instruction touches and single-steps it with TF set and IF clear.
  * kmemcheck_debug_trap() hides the pages again when the step completes.
  * MOVs, REP STOS/MOVS and arithmetic with a memory operand are done in
