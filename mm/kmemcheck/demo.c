@@ -98,13 +98,12 @@ static noinline void kmemcheck_demo_exec(void)
 static noinline void kmemcheck_demo_divide(void)
 {
 	u32 *divisor = kzalloc(sizeof(*divisor), GFP_KERNEL);
-	u32 eax = 1, edx = 0;
 
 	if (!divisor)
 		return;
 	pr_info("kmemcheck: demo: dividing by the zero at %p\n", divisor);
-	asm volatile("divl %2" : "+a" (eax), "+d" (edx) : "m" (*divisor));
-	pr_info("kmemcheck: demo: the division by zero gave %u\n", eax);
+	pr_info("kmemcheck: demo: the division by zero gave %u\n",
+		kmemcheck_arch_divide_one_by(divisor));
 	kfree(divisor);
 }
 

@@ -212,6 +212,24 @@ static inline bool kmemcheck_arch_on_stack(const struct pt_regs *regs,
 	return (addr & ~(THREAD_SIZE - 1)) == (regs->sp & ~(THREAD_SIZE - 1));
 }
 
+/**
+ * kmemcheck_arch_divide_one_by() - divide 1 by a word in memory
+ * @divisor:	the word, read by the DIV itself
+ *
+ * For the demo of a divide error in the middle of a kmemcheck step: the
+ * DIV faults on @divisor's hidden page and is single-stepped, and a zero
+ * raises #DE from the step.  A C division would load @divisor first.
+ *
+ * Return: the quotient, if @divisor is not 0.
+ */
+static inline u32 kmemcheck_arch_divide_one_by(const u32 *divisor)
+{
+	u32 eax = 1, edx = 0;
+
+	asm volatile("divl %2" : "+a" (eax), "+d" (edx) : "m" (*divisor));
+	return eax;
+}
+
 #endif /* !MODULE */
 
 #ifdef CONFIG_KMEMCHECK
