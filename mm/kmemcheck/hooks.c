@@ -21,9 +21,6 @@
 #include <linux/stackdepot.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <asm/kmemcheck.h>
-#include "../slab.h"
-#include "kmemcheck.h"
 
 #include <asm/kmemcheck.h>
 
@@ -264,8 +261,6 @@ void __kmemcheck_handle_dma_sg(struct scatterlist *sg, int nents,
 		__kmemcheck_handle_dma(sg_page(s), s->offset, s->length, dir);
 }
 EXPORT_SYMBOL_GPL(__kmemcheck_handle_dma_sg);
-
-/* === Pages whose contents move =========================================== */
 
 bool __kmemcheck_copy_page(struct page *to, struct page *from)
 {

@@ -300,7 +300,8 @@ bool __kmemcheck_owns_direct_map(struct page *page)
  * kmemcheck knows it, or the next access would fault on a page kmemcheck
  * no longer knows as hidden.
  *
- * Return: 0, or -EINVAL if the page has no PTE of its own.
+ * Return: 0, or -EINVAL if the page cannot be hidden: it has no PTE of its
+ * own, or is not present and not hidden by kmemcheck.
  */
 int kmemcheck_set_direct_map(struct page *page, bool present)
 {

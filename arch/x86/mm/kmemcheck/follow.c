@@ -592,6 +592,12 @@ static void kf_alu(struct kmemcheck_follow *f, struct pt_regs *regs,
 		break;
 	default:
 		/* ADD, ADC, SUB, SBB, CMP: carries move undefined bits up. */
+		if (same && op == KF_SBB) {
+			/* 0 or -1 by CF alone: array_index_mask_nospec(). */
+			res = kf_rflags(f, KF_CF) ? mask : 0;
+			flags = res ? KF_ARITH : 0;
+			break;
+		}
 		if (same && (op == KF_SUB || op == KF_CMP)) {
 			res = 0;
 			flags = 0;
@@ -1109,6 +1115,15 @@ static bool kf_sti_shadowed(const struct pt_regs *regs)
 	       (next[0] == 0x0f && next[1] == 0x01 && next[2] == 0xc9);	/* MWAIT */
 }
 
+/* A NOP or a prefetch with a memory operand: 0f 1f, 0f 18, 0f 0d. */
+static bool kf_touches_nothing(const struct insn *insn)
+{
+	u8 op1 = insn->opcode.bytes[1];
+
+	return insn->opcode.nbytes == 2 && insn->opcode.bytes[0] == 0x0f &&
+	       (op1 == 0x1f || op1 == 0x18 || op1 == 0x0d);
+}
+
 /*
  * Model one instruction about to run: check its uses, compute what it
  * leaves undefined.  Return: false if it is not modelled.
@@ -1125,8 +1140,13 @@ static bool kf_model(struct kmemcheck_follow *f, struct pt_regs *regs,
 	kf_src_t src;
 	u32 u;
 
-	/* A memory operand whose address is undefined is a use. */
-	if (kf_addr_undef(f, insn) && op0 != 0x8d)
+	/*
+	 * A memory operand whose address is undefined is a use, but for LEA,
+	 * which computes a value, and the NOPs and prefetches, which touch
+	 * nothing: the alternatives patch NOPs such as "nopl 0(%eax,%eax)"
+	 * into code whatever %eax holds.
+	 */
+	if (kf_addr_undef(f, insn) && op0 != 0x8d && !kf_touches_nothing(insn))
 		kf_use(f, regs, KMEMCHECK_USE_ADDRESS, 0);
 
 	if (insn->opcode.nbytes == 2 && op0 == 0x0f)

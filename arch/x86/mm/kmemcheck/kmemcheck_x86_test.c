@@ -228,6 +228,9 @@ TEST_ALU(xadd, "xaddl %[r], %[m]")
 TEST_ALU(xchg, "xchgl %[r], %[m]")
 TEST_ALU(cmpxchg, "lock cmpxchgl %[s], %[m]")
 TEST_ALU(cmpxchg_byte, "lock cmpxchgb %b[s], %[m]")
+/* LOCK_PREFIX as the alternatives leave it on one CPU: %ds. */
+TEST_ALU(ds_xadd, ".byte 0x3e\n\txaddl %[r], %[m]")
+TEST_ALU(ds_cmpxchg, ".byte 0x3e\n\tcmpxchgl %[s], %[m]")
 
 static const struct test_alu_case {
 	const char *name;
@@ -256,6 +259,8 @@ static const struct test_alu_case {
 	{ "cmpxchg that swaps", test_alu_cmpxchg, 7, 7, 9 },
 	{ "cmpxchg that fails", test_alu_cmpxchg, 7, 8, 9 },
 	{ "cmpxchg byte", test_alu_cmpxchg_byte, 0x107, 7, 9 },
+	{ "xadd after %ds", test_alu_ds_xadd, 40, 2, 0 },
+	{ "cmpxchg after %ds", test_alu_ds_cmpxchg, 7, 7, 9 },
 };
 
 /*
@@ -679,6 +684,24 @@ static void test_follow_address(struct kunit *test)
 		     : "memory", "cc");
 	EXPECT_REPORT(test, UNINIT, test_follow_address, 4, p,
 		      .use = USE_ADDRESS, .loaded = test_follow_address);
+}
+
+/*
+ * The NOPs the alternatives patch in, "nopl 0(%eax,%eax,1)", and the
+ * prefetches touch no memory: an undefined index there is no address.
+ */
+static void test_follow_address_nop(struct kunit *test)
+{
+	u32 *p = kmemcheck_test_alloc(test, 8, GFP_KERNEL);
+	u32 v;
+
+	kmemcheck_test_follow_on(test);
+	asm volatile("movl (%1), %0\n\t"
+		     "nopl 0(%0,%0,1)\n\tprefetcht0 (%0)\n\t"
+		     "xorl %0, %0"
+		     : "=&r" (v) : "r" (p) : "memory", "cc");
+	EXPECT_NO_REPORT(test);
+	kmemcheck_test_expect_follow_judged(test);
 }
 
 static void test_follow_address_defined(struct kunit *test)
@@ -1764,6 +1787,45 @@ static void test_follow_divide_flags_undefined(struct kunit *test)
 		      .use = USE_BRANCH, .loaded = test_divide_flags);
 }
 
+/*
+ * array_index_mask_nospec(): "cmp; sbb %eax, %eax" makes %eax 0 or -1 by
+ * CF alone, whatever undefined bits it held before.  With CF computed from
+ * @p's bytes, the mask is undefined, and a branch on it a use.
+ */
+static noinline void test_sbb_mask(const u32 *p, bool cf_from_memory)
+{
+	u32 load = cf_from_memory;
+
+	asm volatile("movl (%[p]), %%eax\n\tmovl $3, %%ecx\n\t"
+		     "cmpl $0, %[load]\n\tjz 1f\n\t"
+		     "movl %%eax, %%ecx\n"
+		     "1:\tcmpl $5, %%ecx\n\tsbbl %%eax, %%eax\n\t"
+		     "testl %%eax, %%eax\n\tjz 2f\n\tnop\n"
+		     "2:\txorl %%eax, %%eax\n\txorl %%ecx, %%ecx"
+		     : : [p] "r" (p), [load] "rm" (load)
+		     : "eax", "ecx", "memory", "cc");
+}
+
+static void test_follow_sbb_mask_defined(struct kunit *test)
+{
+	u32 *p = kmemcheck_test_alloc(test, 8, GFP_KERNEL);
+
+	kmemcheck_test_follow_on(test);
+	test_sbb_mask(p, false);
+	EXPECT_NO_REPORT(test);
+	kmemcheck_test_expect_follow_judged(test);
+}
+
+static void test_follow_sbb_mask_undefined(struct kunit *test)
+{
+	u32 *p = kmemcheck_test_alloc(test, 8, GFP_KERNEL);
+
+	kmemcheck_test_follow_on(test);
+	test_sbb_mask(p, true);
+	EXPECT_REPORT(test, UNINIT, test_sbb_mask, 4, p,
+		      .use = USE_BRANCH, .loaded = test_sbb_mask);
+}
+
 /* The twin: q initialized, "if (b)" is no use of uninit. */
 static void test_follow_second_load_init(struct kunit *test)
 {
@@ -2142,6 +2204,7 @@ static struct kunit_case kmemcheck_x86_test_cases[] = {
 	KUNIT_CASE(test_report_memory_dump_init),
 	KUNIT_CASE(test_follow_address),
 	KUNIT_CASE(test_follow_address_defined),
+	KUNIT_CASE(test_follow_address_nop),
 	KUNIT_CASE(test_follow_store_global),
 	KUNIT_CASE(test_follow_store_tracked),
 	KUNIT_CASE(test_follow_counter),
@@ -2195,6 +2258,8 @@ static struct kunit_case kmemcheck_x86_test_cases[] = {
 	KUNIT_CASE(test_follow_flags_written_load),
 	KUNIT_CASE(test_follow_divide_flags_defined),
 	KUNIT_CASE(test_follow_divide_flags_undefined),
+	KUNIT_CASE(test_follow_sbb_mask_defined),
+	KUNIT_CASE(test_follow_sbb_mask_undefined),
 	KUNIT_CASE(test_stack_copy_init),
 	KUNIT_CASE(test_stack_copy_uninit_8),
 	KUNIT_CASE(test_stack_copy_uninit_32),

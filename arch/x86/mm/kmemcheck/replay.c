@@ -111,7 +111,7 @@ static bool kmemcheck_replay_address(struct kmemcheck_replay *r,
 }
 
 /**
- * kmemcheck_replay_compile() - compile a decoded MOV for the early fault path
+ * kmemcheck_replay_compile() - compile a decoded MOV or arithmetic on memory
  * @r:		filled in; r->kind is KMEMCHECK_REPLAY_NONE if it cannot be
  * @insn:	the instruction, as decoded by insn_decode() in 32-bit mode
  */
@@ -126,12 +126,26 @@ void kmemcheck_replay_compile(struct kmemcheck_replay *r, struct insn *insn)
 	if (insn->addr_bytes != 4 || !insn->modrm.nbytes ||
 	    X86_MODRM_MOD(insn->modrm.value) == 3)
 		return;
-	/* Segment overrides and REP are the slow path's, LOCK a MOV's. */
+	/*
+	 * %cs, %ds, %es and %ss are flat in the kernel: their overrides
+	 * change no address.  On one CPU the alternatives turn every
+	 * LOCK_PREFIX into %ds, so all the kernel's atomics carry one.
+	 * %fs, %gs and REP are the slow path's, LOCK a MOV's.
+	 */
 	for_each_insn_prefix(insn, i, prefix) {
-		if (prefix == 0xf0)
+		switch (prefix) {
+		case 0xf0:
 			lock = true;
-		else if (prefix != 0x66)
+			break;
+		case 0x26:
+		case 0x2e:
+		case 0x36:
+		case 0x3e:
+		case 0x66:
+			break;
+		default:
 			return;
+		}
 	}
 	type = insn_decode_mmio(insn, &bytes);
 	r->kind = lock ? KMEMCHECK_REPLAY_NONE :

@@ -27,7 +27,7 @@ enum kmemcheck_replay_kind {
 };
 
 /**
- * struct kmemcheck_replay - a MOV between a register and memory, compiled
+ * struct kmemcheck_replay - a MOV or arithmetic on memory, compiled
  * @kind:	enum kmemcheck_replay_kind
  * @size:	bytes accessed: 1, 2 or 4
  * @reg:	the register operand, by number (kmemcheck_reg())
@@ -41,16 +41,18 @@ enum kmemcheck_replay_kind {
  *
  * Everything the early fault path needs to do the access from the
  * registers at the fault, without the decoder: flat segments, 32-bit
- * addressing, no prefix but the operand size (and LOCK, for arithmetic).
+ * addressing, no prefix but the operand size, a flat segment's override
+ * (and LOCK, for arithmetic).  emulate.c does its MOVs and arithmetic from
+ * the same form, with kmemcheck_replay_do().
  */
 struct kmemcheck_replay {
 	u8 kind;
 	u8 size;
 	u8 reg;
 	u8 reg_shift;
-	u8 len;
 	struct kmemcheck_addr_mode mode;
 	u32 imm;
+	u8 len;
 	u8 alu_op;
 	bool alu_to_reg;
 	bool alu_imm;
