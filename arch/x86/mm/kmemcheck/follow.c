@@ -669,6 +669,49 @@ static bool kf_cc_undef(struct kmemcheck_follow *f, unsigned int cc)
 	return kf_rflags(f, kf_cc_flags[cc & 15]);
 }
 
+/*
+ * The undefined flags of a rotate, whose undefined result is @res: the CPU
+ * writes CF and OF only, CF with the bit rotated into the other end.
+ */
+static u32 kf_rotate_flags(unsigned int op, u32 res, unsigned int bits)
+{
+	switch (op) {
+	case 0:		/* ROL */
+		return res & 1 ? KF_CF : 0;
+	case 1:		/* ROR */
+		return res & BIT(bits - 1) ? KF_CF : 0;
+	default:	/* RCL, RCR: all of it or none */
+		return res ? KF_CF : 0;
+	}
+}
+
+/*
+ * The undefined flags of a shift by @count, 1 to 31, of bits @u into @res:
+ * ZF, SF and PF tell of the result, CF of the last bit shifted out; AF
+ * and OF (for a count over 1 undefined to the architecture) of any.  A
+ * test of the bits that stay ("if (x >> 12)") is no use of those that
+ * went.
+ */
+static u32 kf_shift_flags(unsigned int op, u32 u, u32 res,
+			  unsigned int count, unsigned int bits)
+{
+	u32 flags = u ? KF_AF | KF_OF : 0, cf;
+
+	if (res)
+		flags |= KF_ZF;
+	if (res & BIT(bits - 1))
+		flags |= KF_SF;
+	if (res & 0xff)
+		flags |= KF_PF;
+	if (count > bits)
+		cf = u;
+	else if (op == 5 || op == 7)	/* SHR, SAR */
+		cf = u & BIT(count - 1);
+	else				/* SHL */
+		cf = u & BIT(bits - count);
+	return flags | (cf ? KF_CF : 0);
+}
+
 /* Shifts and rotates, group 2, by @count (undefined bits @ucount). */
 static void kf_shift(struct kmemcheck_follow *f, struct pt_regs *regs,
 		     unsigned int op, const struct kf_opnd *d,
@@ -713,7 +756,12 @@ static void kf_shift(struct kmemcheck_follow *f, struct pt_regs *regs,
 	}
 	res &= mask;
 	kf_write(f, regs, d, res);
-	kf_write_flags(f, KF_ARITH, u ? KF_ARITH : 0);
+	if (op < 4)
+		kf_write_flags(f, KF_CF | KF_OF,
+			       kf_rotate_flags(op, res, bits) | (res ? KF_OF : 0));
+	else
+		kf_write_flags(f, KF_ARITH,
+			       kf_shift_flags(op, u, res, count, bits));
 }
 
 /* Everything undefined if anything is: MUL, BSF, POPCNT and the like. */

@@ -1826,6 +1826,82 @@ static void test_follow_sbb_mask_undefined(struct kunit *test)
 		      .use = USE_BRANCH, .loaded = test_sbb_mask);
 }
 
+/* "if (x >> 8)": a branch on the bits a shift keeps. */
+static noinline void test_shift_out(const u32 *p)
+{
+	asm volatile("movl (%0), %%eax\n\tshrl $8, %%eax\n\t"
+		     "jz 1f\n\tnop\n"
+		     "1:\txorl %%eax, %%eax"
+		     : : "r" (p) : "eax", "memory", "cc");
+}
+
+/* Only the byte shifted out is uninitialized: no use. */
+static void test_follow_shift_out_defined(struct kunit *test)
+{
+	u8 *p = kmemcheck_test_alloc(test, 8, GFP_KERNEL);
+
+	kmemcheck_test_follow_on(test);
+	WRITE_ONCE(p[1], 1);
+	WRITE_ONCE(p[2], 0);
+	WRITE_ONCE(p[3], 0);
+	test_shift_out((u32 *)p);
+	EXPECT_NO_REPORT(test);
+	kmemcheck_test_expect_follow_judged(test);
+}
+
+/* A byte that stays is uninitialized: the branch uses it. */
+static void test_follow_shift_out_undefined(struct kunit *test)
+{
+	u8 *p = kmemcheck_test_alloc(test, 8, GFP_KERNEL);
+
+	kmemcheck_test_follow_on(test);
+	WRITE_ONCE(p[0], 1);
+	WRITE_ONCE(p[1], 0);
+	WRITE_ONCE(p[2], 0);
+	test_shift_out((u32 *)p);
+	EXPECT_REPORT(test, UNINIT, test_shift_out, 4, p, .bad = &p[3],
+		      .use = USE_BRANCH, .loaded = test_shift_out);
+}
+
+/*
+ * A rotate writes CF and OF only: ZF set by a compare before it is the
+ * compare's.  @zf_from_memory: the compare reads @p's word, and the
+ * rotate is of a defined register; else the other way round.
+ */
+static noinline void test_rotate_keeps_zf(const u32 *p, bool zf_from_memory)
+{
+	u32 load = zf_from_memory;
+
+	asm volatile("movl (%[p]), %%eax\n\tmovl $1, %%ecx\n\t"
+		     "cmpl $0, %[load]\n\tjz 1f\n\t"
+		     "cmpl $0, %%eax\n\troll $1, %%ecx\n\tjmp 2f\n"
+		     "1:\tcmpl $0, %%ecx\n\troll $1, %%eax\n"
+		     "2:\tjz 3f\n\tnop\n"
+		     "3:\txorl %%eax, %%eax\n\txorl %%ecx, %%ecx"
+		     : : [p] "r" (p), [load] "rm" (load)
+		     : "eax", "ecx", "memory", "cc");
+}
+
+static void test_follow_rotate_keeps_zf_defined(struct kunit *test)
+{
+	u32 *p = kmemcheck_test_alloc(test, 8, GFP_KERNEL);
+
+	kmemcheck_test_follow_on(test);
+	test_rotate_keeps_zf(p, false);
+	EXPECT_NO_REPORT(test);
+	kmemcheck_test_expect_follow_judged(test);
+}
+
+static void test_follow_rotate_keeps_zf_undefined(struct kunit *test)
+{
+	u32 *p = kmemcheck_test_alloc(test, 8, GFP_KERNEL);
+
+	kmemcheck_test_follow_on(test);
+	test_rotate_keeps_zf(p, true);
+	EXPECT_REPORT(test, UNINIT, test_rotate_keeps_zf, 4, p,
+		      .use = USE_BRANCH, .loaded = test_rotate_keeps_zf);
+}
+
 /* The twin: q initialized, "if (b)" is no use of uninit. */
 static void test_follow_second_load_init(struct kunit *test)
 {
@@ -2260,6 +2336,10 @@ static struct kunit_case kmemcheck_x86_test_cases[] = {
 	KUNIT_CASE(test_follow_divide_flags_undefined),
 	KUNIT_CASE(test_follow_sbb_mask_defined),
 	KUNIT_CASE(test_follow_sbb_mask_undefined),
+	KUNIT_CASE(test_follow_shift_out_defined),
+	KUNIT_CASE(test_follow_shift_out_undefined),
+	KUNIT_CASE(test_follow_rotate_keeps_zf_defined),
+	KUNIT_CASE(test_follow_rotate_keeps_zf_undefined),
 	KUNIT_CASE(test_stack_copy_init),
 	KUNIT_CASE(test_stack_copy_uninit_8),
 	KUNIT_CASE(test_stack_copy_uninit_32),
